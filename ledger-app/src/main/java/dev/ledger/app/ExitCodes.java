@@ -1,0 +1,55 @@
+package dev.ledger.app;
+
+/**
+ * The exit codes of {@code ledger-app}, for pipelines to act on (documented in the README).
+ *
+ * <ul>
+ *   <li>{@value #OK}: success, nothing degraded;
+ *   <li>{@value #FAILED}: the operation ran and failed (a migration, a refused task operation, a
+ *       schema-diff rule tripped);
+ *   <li>{@value #USAGE}: bad usage or input (unknown option, invalid value);
+ *   <li>{@value #DEGRADED}: a fleet run finished with some tenant {@code degraded};
+ *   <li>{@value #DATABASE}: the database (or the control database) could not be reached or used.
+ * </ul>
+ */
+public final class ExitCodes {
+
+  /** Success. */
+  public static final int OK = 0;
+
+  /** The operation ran and failed. */
+  public static final int FAILED = 1;
+
+  /** Bad usage or input. */
+  public static final int USAGE = 2;
+
+  /** Some tenant ended degraded. */
+  public static final int DEGRADED = 3;
+
+  /** The database could not be reached or used. */
+  public static final int DATABASE = 4;
+
+  private ExitCodes() {}
+
+  /**
+   * The exit code for an exception that escaped a command.
+   *
+   * @param e the exception, not null
+   * @return {@link #USAGE} for picocli's parameter errors and invalid arguments, {@link #DATABASE}
+   *     for SQL and connection failures, {@link #FAILED} otherwise
+   */
+  public static int of(Throwable e) {
+    if (e instanceof picocli.CommandLine.ParameterException) {
+      return USAGE;
+    }
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof java.sql.SQLException) {
+        return DATABASE;
+      }
+      if (t instanceof IllegalArgumentException) {
+        return USAGE;
+      }
+    }
+    return FAILED;
+  }
+}
