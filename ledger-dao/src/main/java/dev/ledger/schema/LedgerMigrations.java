@@ -34,6 +34,18 @@ public final class LedgerMigrations {
   /** Each domain schema's history table. */
   public static final String DOMAIN_HISTORY = "flyway_schema_history";
 
+  /**
+   * The latest version of the directory set this code was built with (a test checks it against the
+   * scripts on the class path).
+   */
+  public static final String DIRECTORY_VERSION = "2";
+
+  /**
+   * The latest version of the domain set this code was built with (a test checks it against the
+   * scripts on the class path).
+   */
+  public static final String DOMAIN_VERSION = "5";
+
   private LedgerMigrations() {}
 
   /**
