@@ -104,18 +104,28 @@ public final class BenchMain {
       System.out.println("ledger bench: " + (quick ? "quick" : "full") + " run, " + described);
       Context ctx = new Context(quick, server, results, out);
       Map<Integer, double[]> b2 = null;
+      List<Charts.Point> b3 = null;
       for (String id : only) {
         long s0 = System.nanoTime();
         System.out.println("== " + id);
         switch (id) {
           case "B1" -> AppendBench.run(ctx);
           case "B2" -> b2 = CycleBench.run(ctx);
-          default -> results.note(id + ": not built yet");
+          case "B3" -> b3 = ClaimDepthBench.run(ctx);
+          case "B4" -> BatchClaimBench.run(ctx);
+          case "B5" -> ReplayBench.run(ctx);
+          case "B6" -> MigrationBench.noOp(ctx);
+          case "B7" -> MigrationBench.newDomains(ctx);
+          case "B8" -> MigrationBench.fleet(ctx);
+          default -> throw new IllegalStateException(id);
         }
         System.out.printf(Locale.ROOT, "   (%s took %.0f s)%n", id, (System.nanoTime() - s0) / 1e9);
       }
       if (b2 != null) {
         Charts.cycles(b2, out.resolve("b2-cycles.png"));
+      }
+      if (b3 != null) {
+        Charts.latency(b3, out.resolve("b3-claim-latency.png"));
       }
       Duration took = Duration.ofNanos(System.nanoTime() - t0);
       String report = report(quick, command, described, loadBefore, took, results);
