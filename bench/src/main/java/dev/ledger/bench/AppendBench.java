@@ -28,6 +28,13 @@ final class AppendBench {
       int rounds = ctx.size(2, 3);
       AtomicLong oursFiled = new AtomicLong();
       AtomicLong baseFiled = new AtomicLong();
+      // warm-up, not measured: JIT, the pool, both schemas' caches
+      for (int i = 0; i < ctx.size(100, 300); i++) {
+        ledger.admit(ledger.file(spec(oursDomain, 99, i)));
+        raw.admit(raw.file(spec(baseDomain, 99, i)));
+        oursFiled.incrementAndGet();
+        baseFiled.incrementAndGet();
+      }
       for (int clients : new int[] {1, 4, 8}) {
         long steps = perRound / clients;
         double[] m =

@@ -178,11 +178,12 @@ final class ClaimDepthBench {
     Set<String> claimed = new HashSet<>();
     List<Double> ours = new ArrayList<>();
     List<Double> naive = new ArrayList<>();
-    int rounds = 2;
+    // round 0 warms up (5 claims a side, checked, not timed); rounds 1 and 2 alternate the order
+    int rounds = 3;
     for (int r = 0; r < rounds; r++) {
       for (int side = 0; side < 2; side++) {
         boolean oursTurn = (side == 0) == (r % 2 == 0);
-        for (int i = 0; i < samples / rounds; i++) {
+        for (int i = 0; i < (r == 0 ? 5 : samples / 2); i++) {
           long t0 = System.nanoTime();
           String id;
           if (oursTurn) {
@@ -193,7 +194,9 @@ final class ClaimDepthBench {
             id = c == null ? null : c.id();
           }
           double ms = (System.nanoTime() - t0) / 1e6;
-          (oursTurn ? ours : naive).add(ms);
+          if (r > 0) {
+            (oursTurn ? ours : naive).add(ms);
+          }
           String who = "B3 " + name + (oursTurn ? " ours" : " naive");
           Context.check(id != null, who + ": no task claimed though eligible ones remain");
           Context.check(eligibleIds.contains(id), who + ": claimed ineligible task " + id);

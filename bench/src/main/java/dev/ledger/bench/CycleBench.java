@@ -57,14 +57,17 @@ final class CycleBench {
       AtomicLong oursCycles = new AtomicLong();
       AtomicLong baseCycles = new AtomicLong();
       Duration lease = Duration.ofMinutes(10);
-      for (int workers : WORKERS) {
+      for (int workers : new int[] {0, 1, 8, 32}) {
+        // 0: a warm-up round of 4 workers for one second, not reported
+        Duration run = workers == 0 ? Duration.ofSeconds(1) : time;
+        int threads = workers == 0 ? 4 : workers;
         double[] m =
             Context.alternate(
-                rounds,
+                workers == 0 ? 1 : rounds,
                 () ->
                     Workers.timed(
-                        workers,
-                        time,
+                        threads,
+                        run,
                         (w, i) -> {
                           Optional<Lease> l =
                               ledger.claimNext(oursDomain, "w" + w, lease, List.of(), Label.PUBLIC);
@@ -78,8 +81,8 @@ final class CycleBench {
                         }),
                 () ->
                     Workers.timed(
-                        workers,
-                        time,
+                        threads,
+                        run,
                         (w, i) -> {
                           List<RawLedger.Claim> c =
                               raw.claim("w" + w, lease, List.of(), Label.PUBLIC, 1);
@@ -91,6 +94,9 @@ final class CycleBench {
                           baseCycles.incrementAndGet();
                           return 1;
                         }));
+        if (workers == 0) {
+          continue;
+        }
         plot.put(workers, m);
         ctx.results()
             .add(

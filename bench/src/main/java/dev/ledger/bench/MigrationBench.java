@@ -43,7 +43,7 @@ final class MigrationBench {
       String template = ledger.provision("b6-template");
       List<String> scripts = scripts(pool, template);
       List<String> schemas = new ArrayList<>();
-      int[] sizes = ctx.quick() ? new int[] {10, 100} : new int[] {10, 100, 1_000, 10_000};
+      int[] sizes = ctx.quick() ? new int[] {10, 50} : new int[] {10, 100, 1_000, 10_000};
       int sampleMax = ctx.size(100, 1_000);
       for (int size : sizes) {
         long t0 = System.nanoTime();
@@ -106,7 +106,7 @@ final class MigrationBench {
     String db = ctx.server().createDatabase("b7");
     try (HikariDataSource pool = ctx.server().pool(db, 32)) {
       Ledger ledger = Context.ledger(pool);
-      int n = ctx.size(24, 400);
+      int n = ctx.size(16, 400);
       AtomicInteger next = new AtomicInteger();
       List<Double> loop = new ArrayList<>();
       loop.add(loop(pool, n, next));

@@ -44,7 +44,7 @@ final class ReplayBench {
     try (HikariDataSource pool = ctx.server().pool(db, 8)) {
       Ledger ledger = Context.ledger(pool);
       String schema = ledger.provision(DOMAIN);
-      int tasks = ctx.size(5_000, 100_000);
+      int tasks = ctx.size(3_000, 100_000);
       seed(pool, schema, tasks);
       live(ledger);
       long events = Context.count(pool, "SELECT count(*) FROM \"" + schema + "\".events");
@@ -59,7 +59,7 @@ final class ReplayBench {
       List<Double> ours = new ArrayList<>();
       List<Double> perEvent = new ArrayList<>();
       List<Double> floor = new ArrayList<>();
-      int rounds = 2;
+      int rounds = ctx.size(3, 2);
       for (int r = 0; r < rounds; r++) {
         for (int k = 0; k < 3; k++) {
           int which = r % 2 == 0 ? k : 2 - k;
