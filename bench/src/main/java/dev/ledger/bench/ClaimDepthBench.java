@@ -5,7 +5,6 @@ import dev.ledger.Label;
 import dev.ledger.Lease;
 import dev.ledger.Ledger;
 import dev.ledger.TaskSpec;
-import dev.ledger.codegen.convert.Rfc3339;
 import dev.ledger.internal.Event;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -65,10 +64,12 @@ final class ClaimDepthBench {
       int samples = ctx.size(20, 100);
       int ineligible = ctx.size(10_000, 100_000);
       int[] depths = ctx.quick() ? new int[] {1_000, 10_000} : new int[] {1_000, 10_000, 100_000};
+      // warm-up, not reported: the JIT compiles both claims before the first measured scenario
+      scenario(ctx, pool, ledger, sql, Filter.NONE, 0, 1_000, ctx.size(60, 200), "warm-up");
       double[] depth1k = null;
       double[] deepest = null;
       for (int depth : depths) {
-        double[] m = scenario(ctx, pool, ledger, sql, Filter.NONE, 0, depth, samples);
+        double[] m = scenario(ctx, pool, ledger, sql, Filter.NONE, 0, depth, samples, null);
         points.add(new Charts.Point(k(depth) + " admitted", m[0], m[1]));
         ctx.results()
             .add(
@@ -101,7 +102,7 @@ final class ClaimDepthBench {
                   "within 1.25x (ratio ≥ 0.8)",
                   depth1k[0] / deepest[0] >= 0.8));
       for (Filter f : new Filter[] {Filter.REQUIREMENTS, Filter.LABEL, Filter.DEPENDENCIES}) {
-        double[] m = scenario(ctx, pool, ledger, sql, f, ineligible, 1_000, samples);
+        double[] m = scenario(ctx, pool, ledger, sql, f, ineligible, 1_000, samples, null);
         points.add(
             new Charts.Point(k(ineligible) + " " + f.name().toLowerCase(Locale.ROOT), m[0], m[1]));
         ctx.results()
@@ -119,9 +120,10 @@ final class ClaimDepthBench {
       }
       ctx.results()
           .note(
-              "B3: p50 over "
+              "B3: p50 over up to "
                   + samples
-                  + " claims per side and scenario (alternating rounds); every claim checked to"
+                  + " claims per side and scenario (alternating rounds; a side stops a round after"
+                  + " 3 claims once its time budget is spent); every claim checked to"
                   + " return an eligible task, none twice; EXPLAIN (ANALYZE, BUFFERS) of each"
                   + " scenario's claims in "
                   + ctx.out().resolve("explain-b3-*.txt"));
@@ -139,10 +141,15 @@ final class ClaimDepthBench {
       Filter filter,
       int ahead,
       int eligible,
-      int samples)
+      int samples,
+      String label)
       throws Exception {
     String name =
-        filter == Filter.NONE ? "depth-" + k(eligible) : filter.name().toLowerCase(Locale.ROOT);
+        label != null
+            ? label
+            : filter == Filter.NONE
+                ? "depth-" + k(eligible)
+                : filter.name().toLowerCase(Locale.ROOT);
     String domain = "b3-" + name;
     String schema = ledger.provision(domain);
     Set<String> eligibleIds = new HashSet<>();
@@ -173,17 +180,24 @@ final class ClaimDepthBench {
     }
     Context.execute(pool, "ANALYZE \"" + schema + "\".tasks", "ANALYZE public.ledger_tasks");
     RawLedger raw = new RawLedger(pool, domain, schema, sql);
-    explain(ctx, pool, sql, raw, schema, name);
+    if (label == null) {
+      explain(ctx, pool, raw, name);
+    }
 
     Set<String> claimed = new HashSet<>();
     List<Double> ours = new ArrayList<>();
     List<Double> naive = new ArrayList<>();
     // round 0 warms up (5 claims a side, checked, not timed); rounds 1 and 2 alternate the order
     int rounds = 3;
+    double budgetSeconds = ctx.quick() ? 8 : 20;
     for (int r = 0; r < rounds; r++) {
       for (int side = 0; side < 2; side++) {
         boolean oursTurn = (side == 0) == (r % 2 == 0);
+        long deadline = System.nanoTime() + (long) (budgetSeconds * 1e9);
         for (int i = 0; i < (r == 0 ? 5 : samples / 2); i++) {
+          if (r > 0 && i >= 3 && System.nanoTime() > deadline) {
+            break; // a slow side: at least 3 samples per round, then the time budget decides
+          }
           long t0 = System.nanoTime();
           String id;
           if (oursTurn) {
@@ -208,22 +222,14 @@ final class ClaimDepthBench {
     return new double[] {p50(ours), p50(naive)};
   }
 
-  private static void explain(
-      Context ctx, HikariDataSource pool, OursSql sql, RawLedger raw, String schema, String name)
+  private static void explain(Context ctx, HikariDataSource pool, RawLedger raw, String name)
       throws Exception {
     Instant now = Instant.now();
     String ours =
         Explain.analyze(
             pool,
-            sql.retarget(sql.claim().get(0), schema),
-            Rfc3339.format(now),
-            HANDLING.rank(),
-            Seeder.jsonArray(MANIFEST),
-            1,
-            "claimed",
-            "explain",
-            Rfc3339.format(now.plus(LEASE)),
-            1L);
+            raw.claimSql(),
+            raw.claimValues(now, now.plus(LEASE), HANDLING, MANIFEST, 1, "explain"));
     String naive =
         Explain.analyze(pool, raw.naiveSql(), HANDLING.rank(), Seeder.jsonArray(MANIFEST));
     Files.writeString(

@@ -43,7 +43,7 @@ final class MigrationBench {
       String template = ledger.provision("b6-template");
       List<String> scripts = scripts(pool, template);
       List<String> schemas = new ArrayList<>();
-      int[] sizes = ctx.quick() ? new int[] {10, 50} : new int[] {10, 100, 1_000, 10_000};
+      int[] sizes = ctx.quick() ? new int[] {10, 50} : new int[] {10, 100, 1_000};
       int sampleMax = ctx.size(100, 1_000);
       for (int size : sizes) {
         long t0 = System.nanoTime();
@@ -88,8 +88,10 @@ final class MigrationBench {
       ctx.results()
           .note(
               "B6/B7/B8: `ledger-app migrate` and the fleet reconciler are not on main yet, so the"
-                  + " migration job's own numbers are not measured; B6 shows the loop it must beat"
-                  + " (extrapolated to the whole set where a sample was timed).");
+                  + " migration job's own numbers are not measured; B6 shows the loop it must beat."
+                  + " 10,000 schemas are not made in this run: making them takes longer than the"
+                  + " loop's per-schema cost tells (the loop is linear: 10,000 x the per-schema"
+                  + " time).");
     } finally {
       ctx.server().dropDatabase(db);
     }
@@ -106,7 +108,7 @@ final class MigrationBench {
     String db = ctx.server().createDatabase("b7");
     try (HikariDataSource pool = ctx.server().pool(db, 32)) {
       Ledger ledger = Context.ledger(pool);
-      int n = ctx.size(16, 400);
+      int n = ctx.size(16, 200);
       AtomicInteger next = new AtomicInteger();
       List<Double> loop = new ArrayList<>();
       loop.add(loop(pool, n, next));
@@ -194,8 +196,10 @@ final class MigrationBench {
     for (int i = 0; i < n; i++) {
       MigrateResult r =
           LedgerMigrations.migrateDomain(pool, DomainSchemas.schemaName("b7-loop-" + (base + i)));
+      int expected = Integer.parseInt(LedgerMigrations.DOMAIN_VERSION);
       Context.check(
-          r.migrationsExecuted == 5, "B7 loop: " + r.migrationsExecuted + " applied, not 5");
+          r.migrationsExecuted == expected,
+          "B7 loop: " + r.migrationsExecuted + " migrations applied, not " + expected);
     }
     return n / ((System.nanoTime() - t0) / 1e9);
   }
@@ -228,7 +232,9 @@ final class MigrationBench {
         out.add(new String(in.readAllBytes(), StandardCharsets.UTF_8));
       }
     }
-    Context.check(out.size() == 5, "B6: expected 5 domain scripts, found " + out.size());
+    Context.check(
+        out.size() == Integer.parseInt(LedgerMigrations.DOMAIN_VERSION),
+        "B6: expected " + LedgerMigrations.DOMAIN_VERSION + " domain scripts, found " + out.size());
     return out;
   }
 

@@ -5,6 +5,8 @@ import dev.ledger.Lease;
 import dev.ledger.Ledger;
 import dev.ledger.TaskSpec;
 import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 
@@ -13,13 +15,15 @@ import java.util.Optional;
  * SqlCapture} listener on a scratch domain. The baseline ({@link RawLedger}) issues exactly these
  * statements, retargeted to its own schema, with the bind values it computes itself. Before a run
  * trusts them, the statement count, the leading words and the bind count of each are checked
- * against what {@link RawLedger} binds: when our code changes its SQL, the run fails and names the
- * operation instead of comparing against a stale baseline.
+ * against what {@link RawLedger} binds (the claim's binds are recognised by value, whatever the
+ * query's shape): when our code changes its SQL, the run fails and names the operation instead of
+ * comparing against a stale baseline.
  *
  * @param schema the schema the statements were captured on, bare
  * @param file {@code Ledger.file} of a task without origin or dependencies, on a known domain
  * @param admit {@code Ledger.admit}
- * @param claim {@code Ledger.claimNext} / {@code claimBatch} when one task is claimed
+ * @param claim {@code Ledger.claimBatch}: the claim statement and the event insert of one task
+ * @param claimBinds what each bind value of the claim statement stands for
  * @param complete {@code Ledger.complete}
  */
 record OursSql(
@@ -27,7 +31,40 @@ record OursSql(
     List<String> file,
     List<String> admit,
     List<String> claim,
+    List<OursSql.Role> claimBinds,
     List<String> complete) {
+
+  /**
+   * What a bind value of the claim statement stands for, recognised from the distinctive values the
+   * capture claims with, so the baseline binds the claim statement whatever its shape.
+   *
+   * @param kind what it is
+   * @param literal the value to bind as is, for {@link Kind#LITERAL}
+   */
+  record Role(Kind kind, Object literal) {}
+
+  /** The kinds of bind values of the claim statement. */
+  enum Kind {
+    /** the claim's time (leases that ended before it are expired). */
+    NOW,
+    /** the new lease's end. */
+    UNTIL,
+    /** the claimer's handling level, as a label rank. */
+    RANK,
+    /** the claimer's manifest, as a JSON array. */
+    MANIFEST,
+    /** the most tasks to claim. */
+    MAX,
+    /** the claimer. */
+    HOLDER,
+    /** a constant of our code, bound as captured. */
+    LITERAL
+  }
+
+  private static final String HOLDER = "capture-holder";
+  private static final List<String> MANIFEST = List.of("capture-skill");
+  private static final Label HANDLING = Label.CONFIDENTIAL;
+  private static final int MAX = 7;
 
   /** The scratch domain statements are captured on. */
   static final String DOMAIN = "bench-sql-capture";
@@ -49,11 +86,13 @@ record OursSql(
       List<String> admit = capture.begin();
       ledger.admit(id);
       List<String> claim = capture.begin();
-      Optional<Lease> lease =
-          ledger.claimNext(DOMAIN, "capture", Duration.ofMinutes(5), List.of(), Label.PUBLIC);
+      List<Lease> leases =
+          ledger.claimBatch(DOMAIN, HOLDER, Duration.ofMinutes(5), MANIFEST, HANDLING, MAX);
+      List<Role> claimBinds = roles(capture.binds().get(0));
+      Optional<Lease> lease = leases.stream().findFirst();
       List<String> complete = capture.begin();
       ledger.complete(lease.orElseThrow(), null);
-      OursSql sql = new OursSql(schema, file, admit, claim, complete);
+      OursSql sql = new OursSql(schema, file, admit, claim, claimBinds, complete);
       sql.check();
       return sql;
     } finally {
@@ -73,21 +112,28 @@ record OursSql(
   }
 
   private void check() {
-    shape("file", file, new String[] {"insert into", "insert into", "insert into"}, 4, 20, 3);
+    shape("file", file, new String[] {"insert into", "insert into", "insert into"}, 4, 21, 3);
     shape("admit", admit, new String[] {"select", "select", "insert into", "update"}, 1, 1, 4, 2);
-    shape("claim", claim, new String[] {"with \"candidate\"", "insert into"}, 8, 4);
+    shape("claim", claim, new String[] {"with ", "insert into"}, count(claim.get(0)), 4);
+    for (Kind k : new Kind[] {Kind.NOW, Kind.UNTIL, Kind.MAX, Kind.HOLDER}) {
+      if (claimBinds.stream().noneMatch(r -> r.kind() == k)) {
+        throw new BenchFailure("our claim statement binds no " + k + "; update OursSql");
+      }
+    }
     shape(
         "complete",
         complete,
-        new String[] {"select", "select", "insert into", "update", "update"},
+        new String[] {"select", "select", "insert into", "update", "update", "select"},
         1,
         1,
         4,
         4,
-        2);
+        2,
+        1);
     if (!file.get(1).contains(".\"tasks\" (\"id\", \"domain\", \"title\"")
+        || !file.get(1).contains("\"posted_to\", \"blocked\") values")
         || !complete.get(3).contains("set \"status\" = ?, \"lease_until\" = ?, \"handoff\" = ?")
-        || !claim.get(0).contains("\"t\".\"lease_until\" < ?) and \"t\".\"label_rank\" <= ?")) {
+        || !complete.get(5).contains("\"depends_on\"::jsonb @> ?::jsonb")) {
       throw new BenchFailure("our SQL changed its column order; update RawLedger's binds");
     }
   }
@@ -104,6 +150,36 @@ record OursSql(
               + " no longer emits the statements the baseline repeats (update RawLedger): "
               + sql);
     }
+  }
+
+  /** Recognises each bind value of the captured claim by the distinctive value it was given. */
+  private static List<Role> roles(List<Object> values) {
+    Instant until = null;
+    for (Object v : values) {
+      if (v instanceof Instant i && (until == null || i.isAfter(until))) {
+        until = i;
+      }
+    }
+    String manifest = Seeder.jsonArray(MANIFEST);
+    List<Role> roles = new ArrayList<>();
+    for (Object v : values) {
+      Kind k;
+      if (v instanceof Instant i) {
+        k = i.equals(until) ? Kind.UNTIL : Kind.NOW;
+      } else if (HOLDER.equals(v)) {
+        k = Kind.HOLDER;
+      } else if (manifest.equals(v)) {
+        k = Kind.MANIFEST;
+      } else if (Long.valueOf(HANDLING.rank()).equals(v)) {
+        k = Kind.RANK;
+      } else if (Long.valueOf(MAX).equals(v) || Integer.valueOf(MAX).equals(v)) {
+        k = Kind.MAX;
+      } else {
+        k = Kind.LITERAL;
+      }
+      roles.add(new Role(k, k == Kind.LITERAL ? v : null));
+    }
+    return List.copyOf(roles);
   }
 
   private static int count(String sql) {

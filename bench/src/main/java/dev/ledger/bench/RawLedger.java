@@ -40,6 +40,7 @@ final class RawLedger {
   private final String[] file;
   private final String[] admit;
   private final String[] claim;
+  private final List<OursSql.Role> claimBinds;
   private final String[] complete;
   private final String naive;
   private final String naiveUpdate;
@@ -59,6 +60,7 @@ final class RawLedger {
     this.file = retarget(ours, ours.file());
     this.admit = retarget(ours, ours.admit());
     this.claim = retarget(ours, ours.claim());
+    this.claimBinds = ours.claimBinds();
     this.complete = retarget(ours, ours.complete());
     String s = "\"" + schema + "\"";
     this.naive =
@@ -95,7 +97,8 @@ final class RawLedger {
   }
 
   /**
-   * Files a task, as {@code Ledger.file} does for a spec without origin or dependencies.
+   * Files a task, as {@code Ledger.file} does for a spec without origin or dependencies (so it is
+   * never {@code blocked}).
    *
    * @param spec the spec
    * @return the id
@@ -129,6 +132,7 @@ final class RawLedger {
           text(p, 18, null);
           text(p, 19, null);
           text(p, 20, null);
+          p.setBoolean(21, false); // blocked: the baseline files no dependencies
           one(p.executeUpdate(), "insert task");
         }
         try (PreparedStatement p = c.prepareStatement(file[2])) {
@@ -204,14 +208,10 @@ final class RawLedger {
       c.setAutoCommit(false);
       try {
         try (PreparedStatement p = c.prepareStatement(claim[0])) {
-          p.setString(1, Rfc3339.format(now));
-          p.setLong(2, handling.rank());
-          p.setString(3, Seeder.jsonArray(List.copyOf(manifest)));
-          p.setInt(4, max);
-          p.setString(5, "claimed");
-          p.setString(6, holder);
-          p.setString(7, Rfc3339.format(until));
-          p.setLong(8, 1L);
+          Object[] values = claimValues(now, until, handling, manifest, max, holder);
+          for (int i = 0; i < values.length; i++) {
+            literal(p, i + 1, values[i]);
+          }
           try (ResultSet rs = p.executeQuery()) {
             while (rs.next()) {
               claims.add(
@@ -239,6 +239,50 @@ final class RawLedger {
       }
     }
     return claims;
+  }
+
+  /**
+   * The bind values of our claim statement for one claim, in order.
+   *
+   * @param now the claim's time
+   * @param until the new lease's end
+   * @param handling the claimer's handling level
+   * @param manifest the claimer's manifest
+   * @param max the most tasks
+   * @param holder the claimer
+   * @return the values: text, {@code Long} or as our code bound its constants
+   */
+  Object[] claimValues(
+      Instant now,
+      Instant until,
+      Label handling,
+      Collection<String> manifest,
+      int max,
+      String holder) {
+    Object[] values = new Object[claimBinds.size()];
+    for (int i = 0; i < values.length; i++) {
+      OursSql.Role role = claimBinds.get(i);
+      values[i] =
+          switch (role.kind()) {
+            case NOW -> Rfc3339.format(now);
+            case UNTIL -> Rfc3339.format(until);
+            case RANK -> handling.rank();
+            case MANIFEST -> Seeder.jsonArray(List.copyOf(manifest));
+            case MAX -> (long) max;
+            case HOLDER -> holder;
+            case LITERAL -> role.literal();
+          };
+    }
+    return values;
+  }
+
+  /**
+   * Our claim statement, on this baseline's schema.
+   *
+   * @return its SQL text
+   */
+  String claimSql() {
+    return claim[0];
   }
 
   /**
@@ -300,7 +344,9 @@ final class RawLedger {
   }
 
   /**
-   * Completes a claimed task, fenced on holder and attempt as ours is.
+   * Completes a claimed task, fenced on holder and attempt as ours is, and looks for its blocked
+   * dependents as ours does (the baseline's tasks have none, so ours' unblocking update never runs
+   * on either side).
    *
    * @param id the task
    * @param holder the lease's holder
@@ -336,6 +382,14 @@ final class RawLedger {
           p.setBoolean(1, true);
           p.setString(2, id);
           one(p.executeUpdate(), "update route");
+        }
+        try (PreparedStatement p = c.prepareStatement(complete[5])) {
+          p.setString(1, Seeder.jsonArray(List.of(id)));
+          try (ResultSet rs = p.executeQuery()) {
+            if (rs.next()) {
+              throw new BenchFailure("baseline complete: " + id + " has blocked dependents");
+            }
+          }
         }
         c.commit();
       } catch (SQLException | RuntimeException e) {
@@ -387,6 +441,22 @@ final class RawLedger {
     p.put("id", id);
     p.set("spec", s);
     return p;
+  }
+
+  private static void literal(PreparedStatement p, int i, Object v) throws SQLException {
+    if (v == null) {
+      p.setNull(i, Types.VARCHAR);
+    } else if (v instanceof Long l) {
+      p.setLong(i, l);
+    } else if (v instanceof Integer n) {
+      p.setInt(i, n);
+    } else if (v instanceof Boolean b) {
+      p.setBoolean(i, b);
+    } else if (v instanceof String t) {
+      p.setString(i, t);
+    } else {
+      throw new BenchFailure("our claim binds a " + v.getClass() + "; teach RawLedger to bind it");
+    }
   }
 
   private static void text(PreparedStatement p, int i, String v) throws SQLException {

@@ -13,7 +13,9 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import javax.sql.DataSource;
 import org.jooq.Converter;
 import org.jooq.Field;
@@ -42,6 +44,7 @@ final class Seeder implements AutoCloseable {
   private final StringBuilder events = new StringBuilder();
   private final StringBuilder tasks = new StringBuilder();
   private final StringBuilder routes = new StringBuilder();
+  private final Map<String, String> statuses = new HashMap<>();
   private final Instant base;
   private final String idPrefix;
   private long n;
@@ -86,6 +89,14 @@ final class Seeder implements AutoCloseable {
       event(id, when, e);
       Projection.apply(row, e);
     }
+    // blocked, as the ledger derives it: a dependency of this domain that is not completed
+    boolean blocked = false;
+    for (String d : spec.dependsOn()) {
+      String status = statuses.get(d);
+      blocked |= status != null && !Status.COMPLETED.wire().equals(status);
+    }
+    row.setBlocked(blocked);
+    statuses.put(id, row.getStatus());
     row(row);
     csv(routes, id, domain, Status.COMPLETED.wire().equals(row.getStatus()) ? "t" : "f");
     if (++pending >= FLUSH_TASKS) {

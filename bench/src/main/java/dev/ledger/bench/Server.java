@@ -64,6 +64,8 @@ final class Server implements AutoCloseable {
               .setServerConfig("logging_collector", System.getProperty("bench.pglog", "off"))
               .setServerConfig("log_statement", System.getProperty("bench.pglog.statement", "none"))
               .setServerConfig("log_directory", "/tmp/bench-pglog")
+              .setServerConfig(
+                  "log_min_duration_statement", System.getProperty("bench.pglog.slow", "-1"))
               .start();
       return new Server(pg, pg.getJdbcUrl("postgres", "postgres"));
     } catch (IOException e) {

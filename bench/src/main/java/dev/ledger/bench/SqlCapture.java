@@ -15,6 +15,7 @@ final class SqlCapture implements ExecuteListener {
   private static final long serialVersionUID = 1L;
 
   private final transient ThreadLocal<List<String>> current = new ThreadLocal<>();
+  private final transient ThreadLocal<List<List<Object>>> binds = new ThreadLocal<>();
 
   /**
    * Starts recording on this thread.
@@ -24,12 +25,23 @@ final class SqlCapture implements ExecuteListener {
   List<String> begin() {
     List<String> sql = new ArrayList<>();
     current.set(sql);
+    binds.set(new ArrayList<>());
     return sql;
+  }
+
+  /**
+   * The bind values of the statements recorded since {@link #begin()}, as jOOQ holds them.
+   *
+   * @return one list per statement, in order
+   */
+  List<List<Object>> binds() {
+    return binds.get();
   }
 
   /** Stops recording on this thread. */
   void end() {
     current.remove();
+    binds.remove();
   }
 
   @Override
@@ -37,6 +49,7 @@ final class SqlCapture implements ExecuteListener {
     List<String> sql = current.get();
     if (sql != null && ctx.sql() != null) {
       sql.add(ctx.sql());
+      binds.get().add(ctx.query() == null ? List.of() : ctx.query().getBindValues());
     }
   }
 }
