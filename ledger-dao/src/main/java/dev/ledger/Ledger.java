@@ -141,10 +141,8 @@ public final class Ledger {
                     cfg -> {
                       DSLContext tx = cfg.dsl();
                       Instant now = now();
-                      TasksRecord row = Projection.created(id, now, spec);
-                      row.setBlocked(blockedAtFiling(tx, spec.dependsOn()));
                       appendOnly(tx, id, now, new Event.Created(id, spec));
-                      tx.insertInto(TASKS).set(row).execute();
+                      tx.insertInto(TASKS).set(Projection.created(id, now, spec)).execute();
                       tx.insertInto(LEDGER_TASKS)
                           .set(LEDGER_TASKS.ID, id)
                           .set(LEDGER_TASKS.DOMAIN, spec.domain())
@@ -322,14 +320,21 @@ public final class Ledger {
                     DSLContext tx = cfg.dsl();
                     Instant now = now();
                     Instant until = now.plus(lease);
-                    CommonTableExpression<?> groups = readyGroups(handling);
+                    Tasks t = TASKS.as("t");
                     CommonTableExpression<Record1<String>> candidate =
                         DSL.name("candidate")
                             .fields("id")
-                            .asMaterialized(claimCandidates(groups, now, manifest, handling, max));
+                            .asMaterialized(
+                                DSL.select(t.ID)
+                                    .from(t)
+                                    .where(claimable(t, now, manifest, handling))
+                                    .orderBy(t.PRIORITY.desc(), t.CREATED.asc())
+                                    .limit(max)
+                                    .forUpdate()
+                                    .skipLocked());
                     Field<String> candidateId = candidate.field("id", String.class);
                     Result<TasksRecord> claimed =
-                        tx.withRecursive(groups, candidate)
+                        tx.with(candidate)
                             .update(TASKS)
                             .set(TASKS.STATUS, Status.CLAIMED.wire())
                             .set(TASKS.HOLDER, holder)
@@ -962,68 +967,7 @@ public final class Ledger {
           .set(LEDGER_TASKS.COMPLETED, true)
           .where(LEDGER_TASKS.ID.eq(row.getId()))
           .execute();
-      unblockDependents(tx, row.getId());
     }
-  }
-
-  /**
-   * Whether a task filed now with these dependencies is {@code blocked}: some dependency in this
-   * domain is not completed. The dependencies' rows are locked {@code FOR SHARE} (in id order), so
-   * a completion of one of them either is seen here or waits for this filing to commit and then
-   * finds the new task among its dependents. Dependencies in other domains are not rows of this
-   * schema; the claim checks them row by row.
-   */
-  private static boolean blockedAtFiling(DSLContext tx, List<String> dependsOn) {
-    if (dependsOn.isEmpty()) {
-      return false;
-    }
-    return !tx.select(TASKS.ID)
-        .from(TASKS)
-        .where(TASKS.ID.in(dependsOn))
-        .and(TASKS.STATUS.ne(COMPLETED))
-        .orderBy(TASKS.ID)
-        .forShare()
-        .fetch()
-        .isEmpty();
-  }
-
-  /**
-   * After a task completed: its blocked dependents in this domain are locked (in id order) and
-   * their {@code blocked} flag computed again in a new statement, so its snapshot sees every
-   * completion that committed while the locks were awaited (two dependencies completing at once
-   * cannot both miss the other).
-   */
-  private static void unblockDependents(DSLContext tx, String completed) {
-    List<String> waiting =
-        tx.select(TASKS.ID)
-            .from(TASKS)
-            .where(DSL.condition(TASKS.BLOCKED))
-            .and(
-                DSL.condition(
-                    "{0}::jsonb @> {1}::jsonb",
-                    TASKS.DEPENDS_ON, DSL.val(jsonArray(List.of(completed)))))
-            .orderBy(TASKS.ID)
-            .forUpdate()
-            .fetch(TASKS.ID);
-    if (waiting.isEmpty()) {
-      return;
-    }
-    Tasks x = TASKS.as("x");
-    Table<?> deps =
-        DSL.table("jsonb_array_elements_text({0}::jsonb)", TASKS.DEPENDS_ON).as("d", "dep");
-    Field<String> dep = DSL.field(DSL.name("d", "dep"), String.class);
-    tx.update(TASKS)
-        .set(
-            TASKS.BLOCKED,
-            DSL.field(
-                DSL.exists(
-                    DSL.selectOne()
-                        .from(deps)
-                        .join(x)
-                        .on(x.ID.eq(dep))
-                        .where(x.STATUS.ne(DSL.inline(COMPLETED))))))
-        .where(TASKS.ID.in(waiting))
-        .execute();
   }
 
   private int scrubTasksIn(DSLContext tx, String origin, Redaction redaction) {
@@ -1096,129 +1040,6 @@ public final class Ledger {
     Validation.required("redaction.title", redaction.title(), Validation.MAX_TITLE);
     Validation.text("redaction.body", redaction.body(), Validation.MAX_BODY);
     Validation.required("redaction.reason", redaction.reason(), Validation.MAX_BODY);
-  }
-
-  /** The ready groups' columns: label rank, the requirement set's md5 and the set itself. */
-  private static final String[] GROUP_COLUMNS = {"label_rank", "rkey", "requirements"};
-
-  /** Admitted and not blocked: the predicate of the partial index {@code tasks_ready}. */
-  private static Condition ready(Tasks t) {
-    return t.STATUS.eq(DSL.inline(Status.ADMITTED.wire())).and(DSL.not(DSL.condition(t.BLOCKED)));
-  }
-
-  /** The requirement set as the stored text, and its md5, as {@code tasks_ready} indexes it. */
-  private static Field<String> requirementsText(Tasks t) {
-    return t.REQUIREMENTS.coerce(String.class);
-  }
-
-  private static Field<String> requirementsKey(Tasks t) {
-    return DSL.md5(requirementsText(t));
-  }
-
-  /**
-   * {@code g}: the (label, requirement set) groups of ready tasks with a label within the handling,
-   * enumerated by a recursive skip scan of {@code tasks_ready}: one index probe per group, however
-   * many tasks each holds.
-   */
-  private static CommonTableExpression<?> readyGroups(Label handling) {
-    Tasks first = TASKS.as("t");
-    Tasks next = TASKS.as("t");
-    Field<Long> gRank = DSL.field(DSL.name("g", "label_rank"), Long.class);
-    Field<String> gKey = DSL.field(DSL.name("g", "rkey"), String.class);
-    return DSL.name("g")
-        .fields(GROUP_COLUMNS)
-        .as(
-            DSL.select(first.LABEL_RANK, requirementsKey(first), requirementsText(first))
-                .from(first)
-                .where(ready(first))
-                .and(first.LABEL_RANK.le(handling.rank()))
-                .orderBy(first.LABEL_RANK, requirementsKey(first))
-                .limit(DSL.inline(1))
-                .unionAll(
-                    DSL.select(
-                            DSL.field(DSL.name("n", "label_rank"), Long.class),
-                            DSL.field(DSL.name("n", "rkey"), String.class),
-                            DSL.field(DSL.name("n", "requirements"), String.class))
-                        .from(
-                            DSL.table(DSL.name("g"))
-                                .crossJoin(
-                                    DSL.lateral(
-                                            DSL.select(
-                                                    next.LABEL_RANK,
-                                                    requirementsKey(next),
-                                                    requirementsText(next))
-                                                .from(next)
-                                                .where(ready(next))
-                                                .and(next.LABEL_RANK.le(handling.rank()))
-                                                .and(
-                                                    DSL.row(next.LABEL_RANK, requirementsKey(next))
-                                                        .gt(DSL.row(gRank, gKey)))
-                                                .orderBy(next.LABEL_RANK, requirementsKey(next))
-                                                .limit(DSL.inline(1)))
-                                        .as("n", GROUP_COLUMNS)))));
-  }
-
-  /**
-   * The claim's candidates, at most {@code max}, in claim order: the heads of every ready group
-   * this claimer qualifies for (requirements within the manifest), each walked in claim order with
-   * {@code LIMIT max FOR UPDATE SKIP LOCKED}, and the claimed tasks whose lease expired (found by
-   * {@code tasks_leased}), merged by priority descending, then created. Every row still passes the
-   * whole {@link #claimable} filter (dependencies in other domains, open continuations).
-   */
-  private static org.jooq.Select<Record1<String>> claimCandidates(
-      CommonTableExpression<?> groups,
-      Instant now,
-      Collection<String> manifest,
-      Label handling,
-      int max) {
-    Tasks t = TASKS.as("t");
-    Field<Long> gRank = DSL.field(DSL.name("g", "label_rank"), Long.class);
-    Field<String> gKey = DSL.field(DSL.name("g", "rkey"), String.class);
-    Field<String> gRequirements = DSL.field(DSL.name("g", "requirements"), String.class);
-    Table<?> heads =
-        DSL.lateral(
-                DSL.select(t.ID, t.PRIORITY, t.CREATED)
-                    .from(t)
-                    .where(ready(t))
-                    .and(t.LABEL_RANK.eq(gRank))
-                    .and(requirementsKey(t).eq(gKey))
-                    .and(claimable(t, now, manifest, handling))
-                    .orderBy(t.PRIORITY.desc(), t.CREATED.asc())
-                    .limit(max)
-                    .forUpdate()
-                    .skipLocked())
-            .as("h");
-    Tasks e = TASKS.as("t");
-    Table<?> expired =
-        DSL.select(e.ID, e.PRIORITY, e.CREATED)
-            .from(e)
-            .where(e.STATUS.eq(DSL.inline(Status.CLAIMED.wire())))
-            .and(e.LEASE_UNTIL.lt(now))
-            .and(claimable(e, now, manifest, handling))
-            .orderBy(e.PRIORITY.desc(), e.CREATED.asc())
-            .limit(max)
-            .forUpdate()
-            .skipLocked()
-            .asTable("x");
-    Table<?> merged =
-        DSL.select(heads.field(t.ID), heads.field(t.PRIORITY), heads.field(t.CREATED))
-            .from(DSL.table(groups.getUnqualifiedName()).crossJoin(heads))
-            .where(
-                gRequirements
-                    .eq(DSL.inline("[]"))
-                    .or(
-                        DSL.condition(
-                            "{0}::jsonb <@ {1}::jsonb",
-                            gRequirements, DSL.val(jsonArray(List.copyOf(manifest))))))
-            .unionAll(
-                DSL.select(expired.field(e.ID), expired.field(e.PRIORITY), expired.field(e.CREATED))
-                    .from(expired))
-            .asTable("u");
-    Field<String> id = merged.field(t.ID);
-    return DSL.select(id)
-        .from(merged)
-        .orderBy(merged.field(t.PRIORITY).desc(), merged.field(t.CREATED).asc())
-        .limit(max);
   }
 
   /**

@@ -10,10 +10,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.CyclicBarrier;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -140,64 +136,6 @@ class LedgerSemanticsTest {
     ledger.complete(up, null);
     assertThat(ledger.claimNext("deps-b", "w", LEASE, List.of(), Label.PUBLIC).map(Lease::taskId))
         .contains(downstream);
-  }
-
-  @Test
-  void a_task_blocked_by_two_dependencies_in_its_domain_waits_for_both() {
-    String up1 = fileAdmitted("blocked", "up 1", 0);
-    String up2 = fileAdmitted("blocked", "up 2", 0);
-    String down =
-        ledger.file(
-            TaskSpec.builder("blocked", "down").dependsOn(List.of(up1, up2)).priority(9).build());
-    ledger.admit(down);
-    Lease a = ledger.claimNext("blocked", "w", LEASE, List.of(), Label.PUBLIC).orElseThrow();
-    assertThat(a.taskId()).isEqualTo(up1);
-    ledger.complete(a, null);
-    Lease b = ledger.claimNext("blocked", "w", LEASE, List.of(), Label.PUBLIC).orElseThrow();
-    assertThat(b.taskId()).isEqualTo(up2);
-    ledger.complete(b, null);
-    assertThat(ledger.claimNext("blocked", "w", LEASE, List.of(), Label.PUBLIC).map(Lease::taskId))
-        .contains(down);
-  }
-
-  @Test
-  void two_dependencies_completing_at_once_unblock_their_dependent() throws Exception {
-    for (int round = 0; round < 10; round++) {
-      String domain = "race-" + round;
-      String up1 = fileAdmitted(domain, "up 1", 0);
-      String up2 = fileAdmitted(domain, "up 2", 0);
-      String down =
-          ledger.file(
-              TaskSpec.builder(domain, "down").dependsOn(List.of(up1, up2)).priority(-1).build());
-      ledger.admit(down);
-      Lease a = ledger.claimNext(domain, "w", LEASE, List.of(), Label.PUBLIC).orElseThrow();
-      Lease b = ledger.claimNext(domain, "w", LEASE, List.of(), Label.PUBLIC).orElseThrow();
-      CyclicBarrier start = new CyclicBarrier(2);
-      ExecutorService pool = Executors.newFixedThreadPool(2);
-      try {
-        List<Future<Object>> done =
-            pool.invokeAll(
-                List.of(
-                    () -> {
-                      start.await();
-                      ledger.complete(a, null);
-                      return null;
-                    },
-                    () -> {
-                      start.await();
-                      ledger.complete(b, null);
-                      return null;
-                    }));
-        for (Future<Object> f : done) {
-          f.get();
-        }
-      } finally {
-        pool.shutdownNow();
-      }
-      assertThat(ledger.claimNext(domain, "w", LEASE, List.of(), Label.PUBLIC).map(Lease::taskId))
-          .as("round %d", round)
-          .contains(down);
-    }
   }
 
   @Test

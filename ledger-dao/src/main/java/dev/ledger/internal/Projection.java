@@ -46,8 +46,7 @@ public final class Projection {
         .setHandoff(null)
         .setReason(null)
         .setSupersededBy(null)
-        .setPostedTo(null)
-        .setBlocked(false);
+        .setPostedTo(null);
   }
 
   /**

@@ -81,19 +81,6 @@ public final class Replay {
         n++;
       }
     }
-    // blocked: derived once every event is folded, as the live operations keep it (a dependency
-    // in this domain that is not completed)
-    for (TasksRecord t : tasks.values()) {
-      boolean blocked = false;
-      for (String dependency : t.getDependsOn()) {
-        TasksRecord d = tasks.get(dependency);
-        if (d != null && !Status.COMPLETED.wire().equals(d.getStatus())) {
-          blocked = true;
-          break;
-        }
-      }
-      t.setBlocked(blocked);
-    }
     insert(tx, TASKS, Arrays.asList(TASKS.fields()), new ArrayList<>(tasks.values()));
     List<Field<?>> promotionColumns = new ArrayList<>(Arrays.asList(PROMOTIONS.fields()));
     promotionColumns.remove(PROMOTIONS.SEQ);
