@@ -1,0 +1,269 @@
+package dev.ledger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.ledger.testing.DomainLog;
+import dev.ledger.testing.FileBarrier;
+import dev.ledger.testing.PostgresExtension;
+import dev.ledger.testing.WorkerProcess;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+import org.jooq.ExecuteContext;
+import org.jooq.ExecuteListener;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Claims at depth under contention (issue 3, item 2): one domain of 2,000 admitted tasks drained by
+ * 8 threads of this JVM and 2 worker JVMs at once; and the claim's plan, which must walk the {@code
+ * tasks_claimable} index and stop at the first row rather than read and sort the queue.
+ */
+class ClaimConcurrencyTest {
+
+  @RegisterExtension static final PostgresExtension PG = new PostgresExtension();
+
+  private static final int DEPTH = 2_000;
+  private static final int THREADS = 8;
+  private static final List<String> PROCESSES = List.of("proc-1", "proc-2");
+  private static final Duration LONG_LEASE = Duration.ofMinutes(5);
+
+  @TempDir Path dir;
+
+  /** What one claim returned, as the claimer recorded it. */
+  record Claim(String holder, String taskId, long attempt) {}
+
+  @Test
+  void threads_and_processes_draining_one_domain_complete_every_task_exactly_once()
+      throws Exception {
+    String domain = "depth";
+    Ledger ledger = Ledger.open(PG.dataSource());
+    Path barrier = dir.resolve("barrier");
+    List<Claim> claims = new ArrayList<>();
+    Map<String, Integer> largestBatch = new ConcurrentHashMap<>();
+    ExecutorService threads = Executors.newFixedThreadPool(THREADS);
+    Set<String> filed;
+    // the worker JVMs start while the queue is filled, and wait at the barrier
+    try (WorkerProcess p1 = drainer(domain, PROCESSES.get(0), barrier);
+        WorkerProcess p2 = drainer(domain, PROCESSES.get(1), barrier)) {
+      filed = fileAdmitted(ledger, domain, DEPTH);
+      assertThat(filed).hasSize(DEPTH);
+      CountDownLatch go = new CountDownLatch(1);
+      List<Future<List<Claim>>> futures = new ArrayList<>();
+      for (int i = 0; i < THREADS; i++) {
+        String holder = "thread-" + i;
+        futures.add(threads.submit(() -> drain(ledger, domain, holder, go, largestBatch)));
+      }
+      FileBarrier.awaitAllThenGo(
+          barrier,
+          PROCESSES,
+          Duration.ofSeconds(90),
+          () -> p1.process().isAlive() && p2.process().isAlive());
+      go.countDown();
+
+      for (Future<List<Claim>> f : futures) {
+        claims.addAll(f.get(3, TimeUnit.MINUTES));
+      }
+      for (WorkerProcess p : List.of(p1, p2)) {
+        assertThat(p.awaitExit(Duration.ofMinutes(3))).as(p.describe()).isZero();
+      }
+      for (String name : PROCESSES) {
+        List<Claim> mine = readClaims(name);
+        assertThat(mine).as("claims of worker process " + name).isNotEmpty();
+        claims.addAll(mine);
+      }
+    } finally {
+      threads.shutdownNow();
+    }
+
+    // no claim of one returned more than one task
+    assertThat(largestBatch.values()).allSatisfy(n -> assertThat(n).isLessThanOrEqualTo(1));
+    // never held by two claimers at once: each (task, attempt) was handed out once, and as no
+    // lease expired, each task was claimed once, at attempt 1, and by the holder the row names
+    assertThat(claims).hasSize(DEPTH);
+    assertThat(claims.stream().map(c -> c.taskId() + "#" + c.attempt()).distinct().count())
+        .isEqualTo(DEPTH);
+    assertThat(claims.stream().map(Claim::taskId).collect(Collectors.toSet())).isEqualTo(filed);
+    assertThat(claims).allSatisfy(c -> assertThat(c.attempt()).isEqualTo(1L));
+    Map<String, String> claimer =
+        claims.stream().collect(Collectors.toMap(Claim::taskId, Claim::holder));
+    assertThat(claimer.values()).containsAll(PROCESSES);
+
+    DomainLog log = new DomainLog(PG.dataSource(), domain);
+    Map<String, Integer> once = filed.stream().collect(Collectors.toMap(id -> id, id -> 1));
+    assertThat(log.countOf("completed")).isEqualTo(once);
+    assertThat(log.countOf("claimed")).isEqualTo(once);
+    assertThat(log.eventCount()).isEqualTo(4 * DEPTH); // created, admitted, claimed, completed
+    List<Task> completed = ledger.list(domain, Status.COMPLETED);
+    assertThat(completed).hasSize(DEPTH);
+    assertThat(completed)
+        .allSatisfy(
+            t -> {
+              assertThat(t.holder()).isEqualTo(claimer.get(t.id()));
+              assertThat(t.attempts()).isEqualTo(1L);
+              assertThat(t.handoff()).isEqualTo("done by " + claimer.get(t.id()));
+            });
+    assertThat(ledger.list(domain, Status.ADMITTED)).isEmpty();
+    assertThat(ledger.list(domain, Status.CLAIMED)).isEmpty();
+    assertThat(log.routes()).containsExactly(DEPTH, DEPTH);
+  }
+
+  @Test
+  void a_claim_reads_one_entry_of_the_claimable_index_and_sorts_nothing() throws Exception {
+    String domain = "plan";
+    ClaimCapture capture = new ClaimCapture();
+    Ledger ledger =
+        Ledger.open(PG.dataSource(), LedgerConfig.builder().executeListener(capture).build());
+    fileAdmitted(ledger, domain, DEPTH);
+    Lease first = ledger.claimNext(domain, "probe", LONG_LEASE, List.of(), Label.PUBLIC).get();
+    ledger.complete(first, null);
+    String claimSql = capture.sql.get();
+    assertThat(claimSql).as("the claim statement was captured").isNotNull();
+
+    JsonNode plan;
+    try (Connection c = PG.dataSource().getConnection();
+        Statement s = c.createStatement()) {
+      s.execute("ANALYZE \"" + dev.ledger.schema.DomainSchemas.schemaName(domain) + "\".tasks");
+      c.setAutoCommit(false);
+      // EXPLAIN ANALYZE runs the claim for real: inside a transaction rolled back afterwards
+      try (ResultSet rs = s.executeQuery("EXPLAIN (ANALYZE, FORMAT JSON) " + claimSql)) {
+        rs.next();
+        plan = new ObjectMapper().readTree(rs.getString(1)).get(0).get("Plan");
+      } finally {
+        c.rollback();
+        c.setAutoCommit(true);
+      }
+    }
+    List<JsonNode> nodes = new ArrayList<>();
+    collect(plan, nodes);
+    String shown = plan.toPrettyString();
+    assertThat(nodes).as(shown).noneMatch(n -> n.path("Node Type").asText().contains("Sort"));
+    assertThat(nodes)
+        .as(shown)
+        .noneMatch(
+            n ->
+                n.path("Node Type").asText().equals("Seq Scan")
+                    && n.path("Relation Name").asText().equals("tasks"));
+    List<JsonNode> walks =
+        nodes.stream()
+            .filter(n -> n.path("Index Name").asText().equals("tasks_claimable"))
+            .collect(Collectors.toList());
+    assertThat(walks).as(shown).hasSize(1);
+    assertThat(walks.get(0).path("Node Type").asText()).as(shown).isEqualTo("Index Scan");
+    assertThat(walks.get(0).path("Actual Rows").asLong()).as(shown).isEqualTo(1L);
+    assertThat(walks.get(0).path("Rows Removed by Filter").asLong(0)).as(shown).isZero();
+  }
+
+  // -------------------------------------------------------------------------------------------
+
+  /** Files {@code n} tasks and admits them; the first alone (it provisions the domain). */
+  static Set<String> fileAdmitted(Ledger ledger, String domain, int n) throws Exception {
+    Function<Integer, String> fileOne =
+        i -> {
+          String id = ledger.file(TaskSpec.builder(domain, "task " + i).priority(i % 7).build());
+          ledger.admit(id);
+          return id;
+        };
+    Set<String> ids = new HashSet<>();
+    ids.add(fileOne.apply(0));
+    ExecutorService pool = Executors.newFixedThreadPool(4);
+    try {
+      List<Future<String>> futures = new ArrayList<>();
+      for (int i = 1; i < n; i++) {
+        int k = i;
+        futures.add(pool.submit(() -> fileOne.apply(k)));
+      }
+      for (Future<String> f : futures) {
+        ids.add(f.get(2, TimeUnit.MINUTES));
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    return ids;
+  }
+
+  private static List<Claim> drain(
+      Ledger ledger,
+      String domain,
+      String holder,
+      CountDownLatch go,
+      Map<String, Integer> largestBatch)
+      throws InterruptedException {
+    go.await();
+    List<Claim> mine = new ArrayList<>();
+    while (true) {
+      List<Lease> got = ledger.claimBatch(domain, holder, LONG_LEASE, List.of(), Label.PUBLIC, 1);
+      largestBatch.merge(holder, got.size(), Math::max);
+      if (got.isEmpty()) {
+        return mine;
+      }
+      for (Lease lease : got) {
+        mine.add(new Claim(holder, lease.taskId(), lease.attempt()));
+        ledger.complete(lease, "done by " + holder);
+      }
+    }
+  }
+
+  private WorkerProcess drainer(String domain, String name, Path barrier) {
+    return WorkerProcess.start(
+        dir,
+        name,
+        "drain",
+        PG.jdbcUrl(),
+        domain,
+        name,
+        barrier.toString(),
+        dir.resolve(name + ".claims").toString());
+  }
+
+  private List<Claim> readClaims(String name) throws Exception {
+    List<Claim> claims = new ArrayList<>();
+    for (String line : Files.readAllLines(dir.resolve(name + ".claims"))) {
+      String[] parts = line.split(" ");
+      claims.add(new Claim(name, parts[0], Long.parseLong(parts[1])));
+    }
+    return claims;
+  }
+
+  private static void collect(JsonNode node, List<JsonNode> into) {
+    into.add(node);
+    for (JsonNode child : node.path("Plans")) {
+      collect(child, into);
+    }
+  }
+
+  /** Keeps the last claim statement, rendered with its values inline, for EXPLAIN. */
+  static final class ClaimCapture implements ExecuteListener {
+    private static final long serialVersionUID = 1L;
+
+    final AtomicReference<String> sql = new AtomicReference<>();
+
+    @Override
+    public void executeStart(ExecuteContext ctx) {
+      String s = ctx.sql();
+      if (s != null && s.toLowerCase(java.util.Locale.ROOT).contains("skip locked")) {
+        sql.set(ctx.configuration().dsl().renderInlined(ctx.query()));
+      }
+    }
+  }
+}
