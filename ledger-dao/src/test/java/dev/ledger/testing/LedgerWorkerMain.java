@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
+import javax.sql.DataSource;
 
 /**
  * A ledger worker for the multi-process tests, started by {@link WorkerProcess} in a JVM of its
@@ -30,7 +31,8 @@ import java.util.Optional;
  *   <li>{@code hold <jdbcUrl> <domain> <holder> <leaseMs> <out>}: claims one task, writes {@code
  *       <lease token> <until>}, then sleeps until killed;
  *   <li>{@code file-first <jdbcUrl> <name> <barrierDir> <out> <domain>...}: after the barrier,
- *       files one task in each domain (titled {@code filed by <name>}); writes one id per line.
+ *       opens the ledger and files one task in each domain (titled {@code filed by <name>}); writes
+ *       one id per line.
  * </ul>
  */
 public final class LedgerWorkerMain {
@@ -50,18 +52,17 @@ public final class LedgerWorkerMain {
       System.exit(2);
     }
     try (HikariDataSource pool = PostgresExtension.pool(args[1], 4)) {
-      Ledger ledger = Ledger.open(pool, LedgerConfig.defaults());
       String[] rest = Arrays.copyOfRange(args, 2, args.length);
       switch (args[0]) {
         case "drain":
-          drain(ledger, rest[0], rest[1], Paths.get(rest[2]), Paths.get(rest[3]));
+          drain(open(pool), rest[0], rest[1], Paths.get(rest[2]), Paths.get(rest[3]));
           break;
         case "hold":
-          hold(ledger, rest[0], rest[1], Duration.ofMillis(Long.parseLong(rest[2])), rest[3]);
+          hold(open(pool), rest[0], rest[1], Duration.ofMillis(Long.parseLong(rest[2])), rest[3]);
           break;
         case "file-first":
           fileFirst(
-              ledger,
+              pool,
               rest[0],
               Paths.get(rest[1]),
               Paths.get(rest[2]),
@@ -108,13 +109,19 @@ public final class LedgerWorkerMain {
   }
 
   private static void fileFirst(
-      Ledger ledger, String name, Path barrier, Path out, List<String> domains) throws IOException {
+      DataSource pool, String name, Path barrier, Path out, List<String> domains)
+      throws IOException {
     FileBarrier.arriveAndAwait(barrier, name, BARRIER_TIMEOUT);
+    Ledger ledger = open(pool); // on a new database, the directory's migration races too
     List<String> ids = new ArrayList<>();
     for (String domain : domains) {
       ids.add(ledger.file(TaskSpec.builder(domain, "filed by " + name).createdBy(name).build()));
     }
     write(out, ids);
+  }
+
+  private static Ledger open(DataSource pool) {
+    return Ledger.open(pool, LedgerConfig.defaults());
   }
 
   private static void write(Path out, List<String> lines) throws IOException {
