@@ -124,6 +124,9 @@ public final class Ledger {
     return run(
         "file",
         () -> {
+          // before the domain's schema is made: a refused filing writes nothing at all. Tasks are
+          // never deleted, so a dependency seen here still exists at commit.
+          checkDependencies(dsl.directory(), spec.dependsOn());
           String schema = directory.ensure(spec.domain());
           if (spec.upstreamEvent() != null) {
             Optional<String> first = findOrigin(spec.domain(), spec.origin(), spec.upstreamEvent());
@@ -137,7 +140,6 @@ public final class Ledger {
                 .transaction(
                     cfg -> {
                       DSLContext tx = cfg.dsl();
-                      checkDependencies(tx, spec.dependsOn());
                       Instant now = now();
                       appendOnly(tx, id, now, new Event.Created(id, spec));
                       tx.insertInto(TASKS).set(Projection.created(id, now, spec)).execute();
@@ -1003,12 +1005,12 @@ public final class Ledger {
                 .orElse(List.of()));
   }
 
-  private static void checkDependencies(DSLContext tx, List<String> dependsOn) {
+  private static void checkDependencies(DSLContext ctx, List<String> dependsOn) {
     if (dependsOn.isEmpty()) {
       return;
     }
     List<String> known =
-        tx.select(LEDGER_TASKS.ID)
+        ctx.select(LEDGER_TASKS.ID)
             .from(LEDGER_TASKS)
             .where(LEDGER_TASKS.ID.in(dependsOn))
             .fetch(LEDGER_TASKS.ID);

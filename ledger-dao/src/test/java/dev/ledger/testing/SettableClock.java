@@ -8,8 +8,9 @@ import java.time.ZoneOffset;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * A UTC clock that stands still until a test moves it (db-scheduler's {@code SettableClock}), so
- * lease expiry is a step of the test rather than a sleep. Thread-safe.
+ * A clock a test moves by hand, for leases and event times (db-scheduler's SettableClock), so lease
+ * expiry is a step of the test rather than a sleep. Every read moves it one microsecond on, so the
+ * events of one test have distinct, ordered times. Thread-safe.
  *
  * <pre>{@code
  * SettableClock clock = new SettableClock(Instant.parse("2030-01-01T00:00:00Z"));
@@ -24,34 +25,33 @@ public final class SettableClock extends Clock {
   /**
    * Creates the clock.
    *
-   * @param start the time it shows until moved
+   * @param start the first instant it reads
    */
   public SettableClock(Instant start) {
     this.now = new AtomicReference<>(start);
   }
 
   /**
-   * Shows another time from now on.
+   * Moves the clock forward.
    *
-   * @param instant the time
+   * @param d how far
+   */
+  public void advance(Duration d) {
+    now.updateAndGet(t -> t.plus(d));
+  }
+
+  /**
+   * Sets the clock: its next read is {@code instant}.
+   *
+   * @param instant the time, e.g. just before or after a lease's end
    */
   public void set(Instant instant) {
     now.set(instant);
   }
 
-  /**
-   * Moves the clock forward.
-   *
-   * @param by how far
-   * @return the new time
-   */
-  public Instant advance(Duration by) {
-    return now.updateAndGet(t -> t.plus(by));
-  }
-
   @Override
   public Instant instant() {
-    return now.get();
+    return now.getAndUpdate(t -> t.plusNanos(1000));
   }
 
   @Override
@@ -61,6 +61,6 @@ public final class SettableClock extends Clock {
 
   @Override
   public Clock withZone(ZoneId zone) {
-    throw new UnsupportedOperationException("a settable clock is UTC only");
+    return this;
   }
 }
