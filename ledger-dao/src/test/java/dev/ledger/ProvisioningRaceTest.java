@@ -142,31 +142,42 @@ class ProvisioningRaceTest {
   }
 
   @Test
-  void threads_sharing_the_smallest_pool_provision_a_new_domain() throws Exception {
+  void threads_sharing_the_smallest_pool_provision_a_new_domain_without_running_it_dry()
+      throws Exception {
+    // 3 connections, the least the ledger documents; waiters must not sit on them while the
+    // lock holder needs them for Flyway. A short timeout makes a regression fail fast.
+    int threads = 6;
+    String domain = "small-pool";
     try (HikariDataSource small = PostgresExtension.pool(PG.jdbcUrl(), 3)) {
       small.setConnectionTimeout(5_000);
       Ledger ledger = Ledger.open(small);
-      ExecutorService pool = Executors.newFixedThreadPool(6);
+      ExecutorService pool = Executors.newFixedThreadPool(threads);
       CountDownLatch go = new CountDownLatch(1);
       List<Future<String>> futures = new ArrayList<>();
+      Set<String> ids = new HashSet<>();
       try {
-        for (int i = 0; i < 6; i++) {
+        for (int i = 0; i < threads; i++) {
           String name = "thread-" + i;
           futures.add(
               pool.submit(
                   () -> {
                     go.await();
-                    return ledger.file(TaskSpec.builder("small-pool", "filed by " + name).build());
+                    return ledger.file(TaskSpec.builder(domain, "filed by " + name).build());
                   }));
         }
         go.countDown();
         for (Future<String> f : futures) {
-          f.get(2, TimeUnit.MINUTES);
+          ids.add(f.get(2, TimeUnit.MINUTES));
         }
       } finally {
         pool.shutdownNow();
       }
-      assertThat(ledger.list("small-pool", Status.PROPOSED)).hasSize(6);
+      assertThat(ids).hasSize(threads);
+      assertThat(ledger.list(domain, Status.PROPOSED).stream().map(Task::id))
+          .containsExactlyInAnyOrderElementsOf(ids);
+      assertThat(routes(small, domain)).containsExactly(DomainSchemas.quotedSchemaName(domain));
+      assertThat(history(small, DomainSchemas.schemaName(domain), "flyway_schema_history"))
+          .isEqualTo(MIGRATED);
     }
   }
 
