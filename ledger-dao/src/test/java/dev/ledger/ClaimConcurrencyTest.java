@@ -1,12 +1,14 @@
 package dev.ledger;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ledger.testing.DomainLog;
 import dev.ledger.testing.FileBarrier;
 import dev.ledger.testing.PostgresExtension;
+import dev.ledger.testing.SettableClock;
 import dev.ledger.testing.WorkerProcess;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -14,10 +16,14 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
@@ -25,9 +31,11 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 import java.util.stream.Collectors;
+import java.util.stream.LongStream;
 import org.jooq.ExecuteContext;
 import org.jooq.ExecuteListener;
 import org.junit.jupiter.api.Test;
@@ -126,6 +134,105 @@ class ClaimConcurrencyTest {
     assertThat(ledger.list(domain, Status.ADMITTED)).isEmpty();
     assertThat(ledger.list(domain, Status.CLAIMED)).isEmpty();
     assertThat(log.routes()).containsExactly(DEPTH, DEPTH);
+  }
+
+  @Test
+  void claimers_stalling_past_their_lease_under_contention_never_complete_a_task_twice()
+      throws Exception {
+    // a quarter of the first claims stall: the claimer keeps the lease and goes on; when nothing
+    // is claimable, a claimer moves the shared clock past every lease, so stalled tasks (and any
+    // in flight) are claimed again while their earlier holders may still try to finish them
+    String domain = "stalls";
+    int depth = 400;
+    Duration lease = Duration.ofSeconds(10);
+    SettableClock clock = new SettableClock(Instant.now().truncatedTo(ChronoUnit.MICROS));
+    Ledger ledger = Ledger.open(PG.dataSource(), LedgerConfig.builder().clock(clock).build());
+    Set<String> filed = fileAdmitted(ledger, domain, depth);
+
+    List<Claim> claims = Collections.synchronizedList(new ArrayList<>());
+    List<Claim> completions = Collections.synchronizedList(new ArrayList<>());
+    List<Lease> stalled = Collections.synchronizedList(new ArrayList<>());
+    AtomicInteger done = new AtomicInteger();
+    ExecutorService threads = Executors.newFixedThreadPool(THREADS);
+    try {
+      List<Future<?>> futures = new ArrayList<>();
+      for (int i = 0; i < THREADS; i++) {
+        String holder = "thread-" + i;
+        futures.add(
+            threads.submit(
+                () -> {
+                  while (done.get() < depth) {
+                    Optional<Lease> got =
+                        ledger.claimNext(domain, holder, lease, List.of(), Label.PUBLIC);
+                    if (got.isEmpty()) {
+                      clock.advance(lease.plusSeconds(1));
+                      Thread.yield();
+                      continue;
+                    }
+                    Lease l = got.get();
+                    claims.add(new Claim(holder, l.taskId(), l.attempt()));
+                    if (l.attempt() == 1 && Math.floorMod(l.taskId().hashCode(), 4) == 0) {
+                      stalled.add(l);
+                      continue;
+                    }
+                    try {
+                      ledger.complete(l, "done by " + holder);
+                      completions.add(new Claim(holder, l.taskId(), l.attempt()));
+                      done.incrementAndGet();
+                    } catch (LeaseLostException e) {
+                      // expired and claimed again meanwhile: the new holder finishes it
+                    }
+                  }
+                  return null;
+                }));
+      }
+      for (Future<?> f : futures) {
+        f.get(3, TimeUnit.MINUTES);
+      }
+    } finally {
+      threads.shutdownNow();
+    }
+
+    // every stalled holder comes back too late
+    assertThat(stalled).isNotEmpty();
+    for (Lease l : stalled) {
+      assertThatThrownBy(() -> ledger.complete(l, "too late"))
+          .isInstanceOf(LeaseLostException.class);
+      assertThatThrownBy(() -> ledger.heartbeat(l, lease)).isInstanceOf(LeaseLostException.class);
+    }
+
+    DomainLog log = new DomainLog(PG.dataSource(), domain);
+    Map<String, Integer> once = filed.stream().collect(Collectors.toMap(id -> id, id -> 1));
+    assertThat(completions).hasSize(depth);
+    assertThat(completions.stream().map(Claim::taskId).collect(Collectors.toSet()))
+        .isEqualTo(filed);
+    assertThat(log.countOf("completed")).isEqualTo(once);
+    // each claim handed out a (task, attempt) of its own, attempts 1, 2, ... in the log's order
+    Map<String, List<Long>> attempts =
+        claims.stream()
+            .collect(
+                Collectors.groupingBy(
+                    Claim::taskId, Collectors.mapping(Claim::attempt, Collectors.toList())));
+    assertThat(attempts.keySet()).isEqualTo(filed);
+    attempts.forEach(
+        (id, list) ->
+            assertThat(list.stream().sorted().collect(Collectors.toList()))
+                .as(id)
+                .isEqualTo(
+                    LongStream.rangeClosed(1, list.size()).boxed().collect(Collectors.toList())));
+    Map<String, Integer> claimedEvents = log.countOf("claimed");
+    attempts.forEach((id, list) -> assertThat(claimedEvents.get(id)).as(id).isEqualTo(list.size()));
+    // the completing claim is the task's last one, and its holder is the one the row names
+    Map<String, Task> rows =
+        ledger.list(domain, Status.COMPLETED).stream().collect(Collectors.toMap(Task::id, t -> t));
+    assertThat(rows).hasSize(depth);
+    for (Claim c : completions) {
+      Task row = rows.get(c.taskId());
+      assertThat(row.attempts()).as(c.taskId()).isEqualTo(c.attempt());
+      assertThat(row.attempts()).isEqualTo(attempts.get(c.taskId()).size());
+      assertThat(row.holder()).isEqualTo(c.holder());
+    }
+    assertThat(log.routes()).containsExactly(depth, depth);
   }
 
   @Test
