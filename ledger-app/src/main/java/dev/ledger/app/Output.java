@@ -81,9 +81,9 @@ public final class Output {
     o.put("origin", t.spec().origin());
     o.put("upstream_event", t.spec().upstreamEvent());
     o.put("created_by", t.spec().createdBy());
-    o.put("created", String.valueOf(t.created()));
+    o.put("created", time(t.created()));
     o.put("holder", t.holder());
-    o.put("lease_until", t.leaseUntil() == null ? null : t.leaseUntil().toString());
+    o.put("lease_until", time(t.leaseUntil()));
     o.put("attempts", t.attempts());
     o.put("handoff", t.handoff());
     o.put("reason", t.reason());
@@ -104,7 +104,7 @@ public final class Output {
     o.put("lease", l.token());
     o.put("holder", l.holder());
     o.put("attempt", l.attempt());
-    o.put("until", l.until() == null ? null : l.until().toString());
+    o.put("until", time(l.until()));
     return o;
   }
 
@@ -120,7 +120,7 @@ public final class Output {
       ObjectNode o = a.addObject();
       o.put("seq", e.seq());
       o.put("kind", e.kind());
-      o.put("at", e.at().toString());
+      o.put("at", time(e.at()));
       try {
         o.set("payload", JSON.readTree(e.payload()));
       } catch (JsonProcessingException ex) {
@@ -147,9 +147,19 @@ public final class Output {
     o.put("label", p.spec().classification().wire());
     o.put("digest", p.spec().digest());
     o.put("new_digest", p.spec().newDigest());
-    o.put("at", p.at().toString());
+    o.put("at", time(p.at()));
     o.put("why_erased", p.whyErased());
     return o;
+  }
+
+  /**
+   * A time in the ledger's one format (RFC 3339, UTC, six fraction digits).
+   *
+   * @param t the time, may be null
+   * @return e.g. {@code 2026-11-29T23:35:59.123456Z}, or null
+   */
+  public static String time(java.time.Instant t) {
+    return t == null ? null : dev.ledger.codegen.convert.Rfc3339.format(t);
   }
 
   /**

@@ -147,7 +147,13 @@ public final class LedgerCommands {
       for (Promotion p : all) {
         out.println(
             Output.fit(
-                p.at() + "  " + p.spec().tier() + " by " + p.spec().by() + "  " + p.spec().digest(),
+                Output.time(p.at())
+                    + "  "
+                    + p.spec().tier()
+                    + " by "
+                    + p.spec().by()
+                    + "  "
+                    + p.spec().digest(),
                 Output.WIDTH));
         out.println("  why " + (p.whyErased() ? "(erased)" : Output.fit(p.spec().why(), 70)));
       }

@@ -170,7 +170,7 @@ public final class TaskCommands {
       } else {
         out.println(t.id() + "  " + Output.fit(t.spec().title(), Output.WIDTH - 26));
         out.println("lease " + l.token());
-        out.println("until " + l.until() + " (attempt " + l.attempt() + ")");
+        out.println("until " + Output.time(l.until()) + " (attempt " + l.attempt() + ")");
       }
       return ExitCodes.OK;
     }
@@ -199,7 +199,7 @@ public final class TaskCommands {
       if (json) {
         Output.json(out, Output.lease(l));
       } else {
-        out.println(l.taskId() + " leased until " + l.until());
+        out.println(l.taskId() + " leased until " + Output.time(l.until()));
       }
       return ExitCodes.OK;
     }
@@ -364,7 +364,13 @@ public final class TaskCommands {
       }
       String status = t.status().wire();
       if (t.status() == Status.CLAIMED) {
-        status += " by " + t.holder() + " until " + t.leaseUntil() + ", attempt " + t.attempts();
+        status +=
+            " by "
+                + t.holder()
+                + " until "
+                + Output.time(t.leaseUntil())
+                + ", attempt "
+                + t.attempts();
       }
       out.println("status    " + Output.fit(status, w));
       out.println(
@@ -378,7 +384,8 @@ public final class TaskCommands {
         }
         out.println("origin    " + Output.fit(origin, w));
       }
-      out.println("created   " + t.created() + " by " + Output.fit(t.spec().createdBy(), 30));
+      out.println(
+          "created   " + Output.time(t.created()) + " by " + Output.fit(t.spec().createdBy(), 30));
       if (t.handoff() != null) {
         out.println("handoff   " + Output.fit(t.handoff(), w));
       }
@@ -390,7 +397,7 @@ public final class TaskCommands {
       }
       out.println("events");
       for (LoggedEvent e : events) {
-        String line = String.format("  %5d  %s  %s", e.seq(), e.at(), e.kind());
+        String line = String.format("  %5d  %s  %s", e.seq(), Output.time(e.at()), e.kind());
         out.println(Output.fit(line, Output.WIDTH));
       }
       return ExitCodes.OK;
