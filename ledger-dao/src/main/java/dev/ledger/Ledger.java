@@ -870,6 +870,42 @@ public final class Ledger {
   }
 
   /**
+   * Every domain with its schema, version and task counts by status, sorted by domain. Costs one
+   * query per domain.
+   *
+   * @return the domains
+   */
+  public List<DomainInfo> describeDomains() {
+    return run(
+        "describe domains",
+        () -> {
+          List<DomainInfo> out = new ArrayList<>();
+          for (String domain : domains()) {
+            String schema = directory.schemaOf(domain).orElseThrow();
+            DSLContext ctx = dsl.forSchema(schema);
+            java.util.EnumMap<Status, Long> counts = new java.util.EnumMap<>(Status.class);
+            for (Status st : Status.values()) {
+              counts.put(st, 0L);
+            }
+            ctx.select(TASKS.STATUS, DSL.count())
+                .from(TASKS)
+                .groupBy(TASKS.STATUS)
+                .fetch()
+                .forEach(r -> counts.put(Status.parse(r.value1()), r.value2().longValue()));
+            String version =
+                Directory.latestVersion(
+                        ctx, schema, dev.ledger.schema.LedgerMigrations.DOMAIN_HISTORY)
+                    .map(v -> v.getVersion())
+                    .orElse(null);
+            out.add(
+                new DomainInfo(
+                    domain, schema, version, java.util.Collections.unmodifiableMap(counts)));
+          }
+          return out;
+        });
+  }
+
+  /**
    * Makes a domain's schema ahead of its first task, for deployments whose runtime role may not run
    * DDL (call it from the migration job). Does nothing when the schema exists and is current.
    *
