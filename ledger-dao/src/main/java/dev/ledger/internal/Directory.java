@@ -209,7 +209,7 @@ public final class Directory {
         throw new LedgerException(
             "domain '"
                 + domain
-                + "': another process has held its provisioning lock for over "
+                + "': another session has held its provisioning lock for over "
                 + PROVISION_WAIT.toSeconds()
                 + " s; check for a stuck migration (pg_locks, advisory locks) and try again");
       }
