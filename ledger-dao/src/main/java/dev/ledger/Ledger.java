@@ -531,20 +531,8 @@ public final class Ledger {
   public int scrubPromotions(String domain, String entry) {
     Validation.domain(domain);
     Validation.required("entry", entry, Validation.MAX_NAME);
-    return run(
-        "scrub promotions",
-        () ->
-            directory
-                .schemaOf(domain)
-                .map(
-                    s ->
-                        dsl.forSchema(s)
-                            .transactionResult(
-                                cfg -> {
-                                  Directory.lockDomain(cfg.dsl(), domain);
-                                  return Scrub.promotions(cfg.dsl(), domain, entry);
-                                }))
-                .orElse(0));
+    return underDomainLock(
+        "scrub promotions", domain, 0, tx -> Scrub.promotions(tx, domain, entry));
   }
 
   /**
@@ -561,20 +549,7 @@ public final class Ledger {
     Validation.domain(domain);
     Validation.required("origin", origin, Validation.MAX_NAME);
     checkRedaction(redaction);
-    return run(
-        "scrub tasks",
-        () ->
-            directory
-                .schemaOf(domain)
-                .map(
-                    s ->
-                        dsl.forSchema(s)
-                            .transactionResult(
-                                cfg -> {
-                                  Directory.lockDomain(cfg.dsl(), domain);
-                                  return scrubTasksIn(cfg.dsl(), origin, redaction);
-                                }))
-                .orElse(0));
+    return underDomainLock("scrub tasks", domain, 0, tx -> scrubTasksIn(tx, origin, redaction));
   }
 
   /**
@@ -592,23 +567,13 @@ public final class Ledger {
     Validation.required("entry", entry, Validation.MAX_NAME);
     Validation.required("origin", origin, Validation.MAX_NAME);
     checkRedaction(redaction);
-    return run(
+    return underDomainLock(
         "scrub entry",
-        () ->
-            directory
-                .schemaOf(domain)
-                .map(
-                    s ->
-                        dsl.forSchema(s)
-                            .transactionResult(
-                                cfg -> {
-                                  DSLContext tx = cfg.dsl();
-                                  Directory.lockDomain(tx, domain);
-                                  int records = Scrub.promotions(tx, domain, entry);
-                                  int tasks = scrubTasksIn(tx, origin, redaction);
-                                  return new ScrubResult(records, tasks);
-                                }))
-                .orElse(new ScrubResult(0, 0)));
+        domain,
+        new ScrubResult(0, 0),
+        tx ->
+            new ScrubResult(
+                Scrub.promotions(tx, domain, entry), scrubTasksIn(tx, origin, redaction)));
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -1008,6 +973,28 @@ public final class Ledger {
   private DSLContext onSameTransaction(DSLContext tx, String domain) {
     String schema = directory.schemaOf(domain).orElseThrow(() -> new TaskNotFoundException(domain));
     return DSL.using(tx.configuration().derive(dsl.forSchema(schema).configuration().settings()));
+  }
+
+  /**
+   * Runs {@code body} in one transaction on a domain's schema holding the domain's lock; returns
+   * {@code unknown} when the domain has no schema.
+   */
+  private <T> T underDomainLock(
+      String operation, String domain, T unknown, java.util.function.Function<DSLContext, T> body) {
+    return run(
+        operation,
+        () ->
+            directory
+                .schemaOf(domain)
+                .map(
+                    s ->
+                        dsl.forSchema(s)
+                            .transactionResult(
+                                cfg -> {
+                                  Directory.lockDomain(cfg.dsl(), domain);
+                                  return body.apply(cfg.dsl());
+                                }))
+                .orElse(unknown));
   }
 
   private int scrubTasksIn(DSLContext tx, String origin, Redaction redaction) {
