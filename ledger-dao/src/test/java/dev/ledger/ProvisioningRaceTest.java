@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.ledger.schema.DomainSchemas;
+import dev.ledger.schema.LedgerMigrations;
 import dev.ledger.testing.FileBarrier;
 import dev.ledger.testing.PostgresExtension;
 import dev.ledger.testing.TestServer;
@@ -27,6 +28,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
+import java.util.stream.IntStream;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -42,7 +44,8 @@ class ProvisioningRaceTest {
 
   @RegisterExtension static final PostgresExtension PG = new PostgresExtension();
 
-  private static final List<String> MIGRATED = List.of("1", "2", "3", "4", "5");
+  /** Every domain migration, each applied once: 1 to {@link LedgerMigrations#DOMAIN_VERSION}. */
+  private static final List<String> MIGRATED = upTo(LedgerMigrations.DOMAIN_VERSION);
 
   @TempDir Path dir;
 
@@ -77,7 +80,8 @@ class ProvisioningRaceTest {
                   .map(DomainSchemas::schemaName)
                   .sorted()
                   .collect(Collectors.toList()));
-      assertThat(history(ds, "public", "ledger_directory_history")).containsExactly("1", "2");
+      assertThat(history(ds, "public", "ledger_directory_history"))
+          .isEqualTo(upTo(LedgerMigrations.DIRECTORY_VERSION));
       Ledger ledger = Ledger.open(ds);
       assertThat(ledger.domains()).containsExactlyElementsOf(domains);
       for (int i = 0; i < domains.size(); i++) {
@@ -200,7 +204,7 @@ class ProvisioningRaceTest {
             e -> {
               assertThat(e.schema()).isEqualTo(schema);
               assertThat(e.found()).isNull();
-              assertThat(e.expected()).isEqualTo("5");
+              assertThat(e.expected()).isEqualTo(LedgerMigrations.DOMAIN_VERSION);
             })
         .hasMessageContaining("domain '" + domain + "' has no schema")
         .hasMessageContaining("runtime DDL is off")
@@ -315,6 +319,12 @@ class ProvisioningRaceTest {
       }
     }
     return versions;
+  }
+
+  private static List<String> upTo(String version) {
+    return IntStream.rangeClosed(1, Integer.parseInt(version))
+        .mapToObj(Integer::toString)
+        .collect(Collectors.toList());
   }
 
   private static int count(DataSource ds, String sql) throws SQLException {
