@@ -1115,7 +1115,7 @@ public final class Ledger {
                     .and(DSL.not(w.BLOCKED))
                     .and(w.STATUS.eq(DSL.inline(Status.ADMITTED.wire())).or(w.LEASE_UNTIL.lt(now)))
                     .and(dependenciesCompleted(w))
-                    .and(noOpenContinuation(w))
+                    .and(noOpenContinuationFilter(w))
                     .orderBy(w.PRIORITY.desc(), w.CREATED.asc())
                     .limit(window))
             .as("x");
@@ -1203,6 +1203,23 @@ public final class Ledger {
             .from(c)
             .where(c.ORIGIN.eq(DSL.inline("continues:").concat(t.ID)))
             .and(c.STATUS.notIn(DSL.inline(COMPLETED), DSL.inline(INVALIDATED))));
+  }
+
+  /**
+   * {@link #noOpenContinuation} as a per-row filter, for the window walk. PostgreSQL turns a
+   * top-level {@code NOT EXISTS} into an anti join, and plans it (already at a few thousand tasks)
+   * as a hash join over the whole claim class followed by a sort, reading the entire queue instead
+   * of the window. A scalar subquery is never pulled up into a join: the walk keeps the index order
+   * and stops after the window, probing {@code tasks_by_origin} once per row it reads.
+   */
+  private static Condition noOpenContinuationFilter(Tasks t) {
+    Tasks c = TASKS.as("c");
+    return DSL.field(
+            DSL.selectCount()
+                .from(c)
+                .where(c.ORIGIN.eq(DSL.inline("continues:").concat(t.ID)))
+                .and(c.STATUS.notIn(DSL.inline(COMPLETED), DSL.inline(INVALIDATED))))
+        .eq(DSL.inline(0));
   }
 
   /** Why a task cannot be claimed, for {@link WrongStateException}'s message. */
