@@ -16,6 +16,7 @@ import dev.ledger.testing.WorkerProcess;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
@@ -152,7 +153,7 @@ class ClaimConcurrencyTest {
     // is claimable, a claimer moves the shared clock past every lease, so stalled tasks (and any
     // in flight) are claimed again while their earlier holders may still try to finish them
     String domain = "stalls";
-    int depth = 400;
+    int depth = 250;
     Duration lease = Duration.ofSeconds(10);
     SettableClock clock = new SettableClock(Instant.now().truncatedTo(ChronoUnit.MICROS));
     Ledger ledger = Ledger.open(PG.dataSource(), LedgerConfig.builder().clock(clock).build());
@@ -327,6 +328,42 @@ class ClaimConcurrencyTest {
         + n.path("Rows Removed by Filter").asLong(0)
         + " loops="
         + n.path("Actual Loops").asLong();
+  }
+
+  @Test
+  void a_claim_takes_a_free_task_behind_more_locked_ones_than_its_window() throws Exception {
+    // 100 in-flight transactions holding the head of the queue (here one transaction holding 100
+    // row locks, as 100 claimers, heartbeats or completions would): SKIP LOCKED must walk past
+    // them to the free tasks behind, however many there are
+    String domain = "locked-head";
+    Ledger ledger = Ledger.open(PG.dataSource());
+    int locked = 100;
+    List<String> queue = new ArrayList<>();
+    for (int i = 0; i < locked + 3; i++) {
+      String id = ledger.file(TaskSpec.builder(domain, "task " + i).priority(1_000 - i).build());
+      ledger.admit(id);
+      queue.add(id);
+    }
+    try (Connection holder = PG.dataSource().getConnection();
+        PreparedStatement lock =
+            holder.prepareStatement(
+                "SELECT id FROM \""
+                    + DomainSchemas.schemaName(domain)
+                    + "\".tasks WHERE id = ANY (?) FOR UPDATE")) {
+      holder.setAutoCommit(false);
+      lock.setArray(1, holder.createArrayOf("text", queue.subList(0, locked).toArray()));
+      try (ResultSet rs = lock.executeQuery()) {
+        int n = 0;
+        while (rs.next()) {
+          n++;
+        }
+        assertThat(n).isEqualTo(locked);
+      }
+      Optional<Lease> got = ledger.claimNext(domain, "behind", LONG_LEASE, List.of(), Label.PUBLIC);
+      assertThat(got).as("a free task behind %d locked ones", locked).isPresent();
+      assertThat(got.get().taskId()).isEqualTo(queue.get(locked));
+      holder.rollback();
+    }
   }
 
   // -------------------------------------------------------------------------------------------
