@@ -1,5 +1,6 @@
 package dev.ledger.app;
 
+import dev.ledger.app.diff.SchemaDiffCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -10,16 +11,18 @@ import picocli.CommandLine.Command;
  * <pre>{@code
  * java -jar ledger-app/target/ledger-app.jar migrate            # embedded PostgreSQL in ~/.ledger
  * java -jar ledger-app/target/ledger-app.jar migrate --url jdbc:postgresql://host/db?user=u
+ * java -jar ledger-app/target/ledger-app.jar schema-diff --base base/db/migration --head db/migration
  * }</pre>
  *
- * <p>Exit codes are those of {@link ExitCodes}.
+ * <p>Exit codes are those of {@link ExitCodes}; {@code schema-diff} has its own three, for CI
+ * ({@link SchemaDiffCommand}).
  */
 @Command(
     name = "ledger-app",
     mixinStandardHelpOptions = true,
     versionProvider = Main.Version.class,
     description = "Ledger: an event-sourced task ledger on PostgreSQL.",
-    subcommands = {CommandLine.HelpCommand.class})
+    subcommands = {CommandLine.HelpCommand.class, SchemaDiffCommand.class})
 public final class Main {
 
   /**
