@@ -1,6 +1,7 @@
 package dev.ledger.app.diff;
 
 import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -84,7 +85,7 @@ public record Catalog(
      * @return a map from name to column, in the columns' physical order
      */
     public Map<String, Column> columnsByName() {
-      Map<String, Column> byName = new java.util.LinkedHashMap<>();
+      Map<String, Column> byName = new LinkedHashMap<>();
       columns.forEach(c -> byName.put(c.name(), c));
       return byName;
     }

@@ -6,10 +6,13 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * A schema diff ready to print: as Markdown for a pull request comment, as an SQL script, or as
@@ -150,11 +153,19 @@ public record DiffReport(String base, String head, CatalogDiff diff, FailOn fail
 
   private String script() {
     StringBuilder sql = new StringBuilder();
+    Set<Change> commented = Collections.newSetFromMap(new IdentityHashMap<>());
     for (CatalogDiff.Statement s : diff.statements()) {
       Change c = s.change();
-      if (c.risk() != Risk.SAFE) {
+      if (c.risk() != Risk.SAFE && commented.add(c)) {
         sql.append("-- ")
             .append(c.risk().label())
+            .append(", ")
+            .append(c.kind().label())
+            .append(' ')
+            .append(c.name())
+            .append(c.table() == null || c.kind() == Change.Kind.TABLE ? "" : " on " + c.table())
+            .append(' ')
+            .append(c.action().label())
             .append(": ")
             .append(c.reason().replace('\n', ' '))
             .append('\n');

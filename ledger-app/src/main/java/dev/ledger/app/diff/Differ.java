@@ -12,6 +12,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -143,7 +144,7 @@ final class Differ {
     for (String name : union(base.schemas().keySet(), head.schemas().keySet())) {
       schema(name);
     }
-    Map<Pending, Change> built = new java.util.IdentityHashMap<>();
+    Map<Pending, Change> built = new IdentityHashMap<>();
     changes.forEach(p -> built.put(p, p.build()));
     List<CatalogDiff.Statement> script =
         changes.stream()

@@ -1,5 +1,7 @@
 package dev.ledger.app.diff;
 
+import java.util.Locale;
+
 /** Which changes make {@code schema-diff} exit with 1, for CI to fail a pull request on. */
 public enum FailOn {
   /** Any destructive change. */
@@ -29,6 +31,6 @@ public enum FailOn {
    * @return {@code destructive}, {@code any} or {@code never}
    */
   public String label() {
-    return name().toLowerCase(java.util.Locale.ROOT);
+    return name().toLowerCase(Locale.ROOT);
   }
 }

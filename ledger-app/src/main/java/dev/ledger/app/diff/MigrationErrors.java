@@ -1,6 +1,8 @@
 package dev.ledger.app.diff;
 
 import java.sql.SQLException;
+import java.util.function.UnaryOperator;
+import java.util.stream.Collectors;
 import org.flywaydb.core.api.FlywayException;
 import org.flywaydb.core.internal.sqlscript.FlywaySqlScriptException;
 import org.postgresql.util.PSQLException;
@@ -30,10 +32,7 @@ final class MigrationErrors {
    * @return the exception to report, its message one line
    */
   static SchemaDiffException describe(
-      String role,
-      MigrationSource source,
-      FlywayException failure,
-      java.util.function.UnaryOperator<String> redact) {
+      String role, MigrationSource source, FlywayException failure, UnaryOperator<String> redact) {
     FlywaySqlScriptException script = find(failure, FlywaySqlScriptException.class);
     SQLException sql = find(failure, SQLException.class);
     if (script != null) {
@@ -128,7 +127,7 @@ final class MigrationErrors {
         .lines()
         .map(String::strip)
         .filter(l -> !l.isEmpty() && !l.chars().allMatch(c -> c == '-'))
-        .collect(java.util.stream.Collectors.joining(" "));
+        .collect(Collectors.joining(" "));
   }
 
   private static <T extends Throwable> T find(Throwable t, Class<T> type) {

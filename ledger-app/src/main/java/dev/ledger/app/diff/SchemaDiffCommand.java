@@ -96,7 +96,7 @@ public final class SchemaDiffCommand implements Callable<Integer> {
       names = "--placeholder",
       paramLabel = "KEY=VALUE",
       description =
-          "A Flyway placeholder for both sets; repeatable. ${flyway:defaultSchema} is filled"
+          "A Flyway placeholder for both sets; repeatable. $${flyway:defaultSchema} is filled"
               + " with the scratch schema.")
   private Map<String, String> placeholders = new LinkedHashMap<>();
 

@@ -1,5 +1,6 @@
 package dev.ledger.app.diff;
 
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.regex.Matcher;
@@ -190,9 +191,7 @@ final class TypeChange {
       int[] args =
           m.group("args") == null
               ? new int[0]
-              : java.util.Arrays.stream(m.group("args").split(","))
-                  .mapToInt(Integer::parseInt)
-                  .toArray();
+              : Arrays.stream(m.group("args").split(",")).mapToInt(Integer::parseInt).toArray();
       return new Parsed(m.group("name") + zone, args, m.group("array").length() / 2);
     }
 
