@@ -11,6 +11,7 @@
  */
 
 import dev.ledger.app.diff.MigrationSource;
+import dev.ledger.app.diff.SchemaDiffException;
 import dev.ledger.app.diff.SchemaSnapshot;
 import dev.ledger.app.diff.ScratchPostgres;
 import java.nio.file.Files;
@@ -40,21 +41,12 @@ public class CheckSchemaSnapshot {
     Path sets = module.resolve("src/main/resources/db/ledger");
 
     String fresh;
-    try (ScratchPostgres pg = ScratchPostgres.embedded();
-        MigrationSource directory =
-            MigrationSource.open("directory", sets.resolve("directory").toString());
-        MigrationSource domain =
-            MigrationSource.open("domain", sets.resolve("domain").toString())) {
-      fresh =
-          SchemaSnapshot.render(
-              HEADER,
-              List.of(
-                  new SchemaSnapshot.Section(
-                      "Directory set (db/ledger/directory), in the directory schema",
-                      pg.apply(directory, "directory", Map.of())),
-                  new SchemaSnapshot.Section(
-                      "Domain set (db/ledger/domain), in each domain schema",
-                      pg.apply(domain, "domain", Map.of()))));
+    try {
+      fresh = render(sets);
+    } catch (SchemaDiffException e) {
+      System.err.println("schema snapshot: " + e.getMessage());
+      System.exit(1);
+      return;
     }
 
     String committed = Files.exists(snapshot) ? Files.readString(snapshot) : null;
@@ -79,6 +71,25 @@ public class CheckSchemaSnapshot {
             + "` and commit it with the migration; the fresh snapshot is "
             + freshCopy);
     System.exit(1);
+  }
+
+  /** The canonical DDL of both sets, from an embedded PostgreSQL. */
+  static String render(Path sets) {
+    try (ScratchPostgres pg = ScratchPostgres.embedded();
+        MigrationSource directory =
+            MigrationSource.open("directory", sets.resolve("directory").toString());
+        MigrationSource domain =
+            MigrationSource.open("domain", sets.resolve("domain").toString())) {
+      return SchemaSnapshot.render(
+          HEADER,
+          List.of(
+              new SchemaSnapshot.Section(
+                  "Directory set (db/ledger/directory), in the directory schema",
+                  pg.apply(directory, "directory", Map.of())),
+              new SchemaSnapshot.Section(
+                  "Domain set (db/ledger/domain), in each domain schema",
+                  pg.apply(domain, "domain", Map.of()))));
+    }
   }
 
   static String firstDifference(String committed, String fresh) {
