@@ -13,10 +13,10 @@ import java.util.Optional;
  * diff.script().forEach(System.out::println);
  * }</pre>
  *
- * <p>The script runs in this order, so that every statement finds what it needs: new schemas and
- * sequences; dropped foreign keys, constraints and indexes; dropped tables (tables that reference
- * others first); new tables; new and changed columns; new constraints and indexes; new foreign
- * keys; sequence owners; dropped columns, sequences and schemas. {@code
+ * <p>The script runs in this order, so that every statement finds what it needs: new schemas;
+ * dropped identities; new sequences; dropped foreign keys, constraints and indexes; dropped tables
+ * (tables that reference others first); new tables; new and changed columns; new constraints and
+ * indexes; new foreign keys; sequence owners; dropped columns, sequences and schemas. {@code
  * CatalogDiff.between(Catalog.empty(), c).script()} is therefore the canonical DDL of {@code c}.
  */
 public final class CatalogDiff {

@@ -28,6 +28,7 @@ final class Differ {
   /** When a statement runs in the script; see {@link CatalogDiff}. */
   private enum Phase {
     CREATE_SCHEMA,
+    DROP_IDENTITY,
     CREATE_SEQUENCE,
     ALTER_SEQUENCE,
     DROP_FOREIGN_KEY,
@@ -357,6 +358,15 @@ final class Differ {
         return;
       }
     }
+    // An identity column takes no default, and its sequence may hold the name a new sequence
+    // wants: drop an identity before sequences are made and defaults change; add one after.
+    if (b.identity() != null && a.identity() == null) {
+      p.sql(Phase.DROP_IDENTITY, alter + " DROP IDENTITY;");
+      p.because(Risk.SAFE, "identity dropped: catalog only");
+    } else if (b.identity() != null && !b.identity().equals(a.identity())) {
+      p.sql(Phase.ALTER_COLUMN, alter + " SET GENERATED " + a.identity() + ";");
+      p.because(Risk.SAFE, "identity changed: catalog only");
+    }
     boolean retyped = !b.type().equals(a.type()) || !Objects.equals(b.collation(), a.collation());
     boolean defaultChanged = !Objects.equals(b.defaultExpression(), a.defaultExpression());
     if (retyped && b.defaultExpression() != null) {
@@ -396,14 +406,6 @@ final class Differ {
           a.defaultExpression() == null
               ? "default dropped: catalog only"
               : "default changed: applies to rows inserted from now on");
-    }
-    if (b.identity() != null && !Objects.equals(b.identity(), a.identity())) {
-      p.sql(
-          Phase.ALTER_COLUMN,
-          a.identity() == null
-              ? alter + " DROP IDENTITY;"
-              : alter + " SET GENERATED " + a.identity() + ";");
-      p.because(Risk.SAFE, "identity changed: catalog only");
     }
     if (b.notNull() != a.notNull()) {
       if (a.notNull()) {
