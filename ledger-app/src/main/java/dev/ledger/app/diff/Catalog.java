@@ -216,7 +216,8 @@ public record Catalog(
    *     CONCURRENTLY}: such a build flips {@code pg_index.indisready} and {@code indisvalid} in
    *     transactions after the one that created the index, so its {@code pg_index} row is newer
    *     than its {@code pg_class} row; a plain {@code CREATE INDEX} writes both in one transaction.
-   *     Not part of the comparison: two catalogs with the same index built either way are equal.
+   *     (A later {@code ALTER TABLE ... CLUSTER ON} the index reads as concurrent too.) Not part of
+   *     the comparison: two indexes with the same definition built either way are the same index.
    */
   public record Index(
       String name,

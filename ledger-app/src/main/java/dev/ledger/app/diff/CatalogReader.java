@@ -85,13 +85,14 @@ final class CatalogReader {
        ORDER BY 1, 2, 3
       """;
 
-  // xmin comparison: see Catalog.Index#builtConcurrently.
+  // Built CONCURRENTLY: the pg_index row is newer (smaller age) than the index's pg_class row; see
+  // Catalog.Index#builtConcurrently. A rename makes the pg_class row the newer one instead.
   private static final String INDEXES =
       """
       SELECT n.nspname, t.relname, ic.relname,
              quote_ident(n.nspname) || '.' || quote_ident(ic.relname), quote_ident(ic.relname),
              pg_get_indexdef(i.indexrelid, 0, true), am.amname, i.indisunique,
-             NOT (ic.xmin = i.xmin),
+             age(i.xmin) < age(ic.xmin),
              ARRAY(SELECT a.attname
                      FROM unnest(i.indkey::int2[]) WITH ORDINALITY AS k(attnum, ord)
                      LEFT JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum

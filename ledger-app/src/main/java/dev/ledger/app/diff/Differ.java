@@ -216,13 +216,12 @@ final class Differ {
     Map<String, Column> after = h.columnsByName();
     List<Column> added = new ArrayList<>();
     List<Column> dropped = new ArrayList<>();
-    List<Runnable> emit = new ArrayList<>();
     for (Column c : h.columns()) {
       Column old = before.get(c.name());
       if (old == null) {
         added.add(c);
       } else if (!old.equals(c)) {
-        emit.add(() -> changedColumn(h, old, c));
+        changedColumn(h, old, c);
       }
     }
     for (Column c : b.columns()) {
@@ -230,7 +229,6 @@ final class Differ {
         dropped.add(c);
       }
     }
-    emit.forEach(Runnable::run);
     Map<Column, Column> renames = renames(dropped, added);
     for (Column c : added) {
       Pending p = addedColumn(h, c);
@@ -316,7 +314,8 @@ final class Differ {
         "ALTER TABLE " + h.sqlName() + " ADD COLUMN " + c.sqlName() + " " + c.definition() + ";");
   }
 
-  private void changedColumn(Table h, Column b, Column a) {
+  private void changedColumn(Table h, Column before, Column a) {
+    Column b = before;
     Pending p =
         new Pending(
             h.name(), Kind.COLUMN, a.name(), Action.CHANGED, b.definition(), a.definition());
