@@ -3,6 +3,7 @@ package dev.ledger.app.diff;
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import java.io.PrintWriter;
+import java.io.StringWriter;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -160,9 +161,12 @@ public final class SchemaDiffCommand implements Callable<Integer> {
   }
 
   private int error(PrintWriter err, String message, RuntimeException e) {
-    err.println("schema-diff: " + MigrationErrors.oneLine(message));
+    err.println("schema-diff: " + ScratchPostgres.redact(MigrationErrors.oneLine(message), url));
     if (verbose) {
-      e.printStackTrace(err);
+      // Stack traces hold messages of causes too; print the trace through the same redaction.
+      StringWriter trace = new StringWriter();
+      e.printStackTrace(new PrintWriter(trace));
+      err.print(ScratchPostgres.redact(trace.toString(), url));
     }
     err.flush();
     return ERROR;

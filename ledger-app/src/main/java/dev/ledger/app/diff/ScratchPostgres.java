@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.flywaydb.core.Flyway;
 import org.flywaydb.core.api.FlywayException;
@@ -109,14 +110,7 @@ public final class ScratchPostgres implements AutoCloseable {
       throw new SchemaDiffException(
           "--url: expected jdbc:postgresql://host[:port]/database[?user=...&password=...]");
     }
-    List<String> secrets = new ArrayList<>();
-    var m = PASSWORD.matcher(jdbcUrl);
-    while (m.find()) {
-      if (!m.group(1).isEmpty()) {
-        secrets.add(m.group(1));
-        secrets.add(URLDecoder.decode(m.group(1), StandardCharsets.UTF_8));
-      }
-    }
+    List<String> secrets = passwordsIn(jdbcUrl);
     ScratchPostgres pg;
     try {
       PGSimpleDataSource ds = new PGSimpleDataSource();
@@ -261,6 +255,21 @@ public final class ScratchPostgres implements AutoCloseable {
    * @return the message with every occurrence of the password replaced by {@code ***}
    */
   String redact(String message) {
+    return redact(message, secrets);
+  }
+
+  /**
+   * Removes the passwords of a JDBC URL from a message.
+   *
+   * @param message the message, may be null
+   * @param jdbcUrl the URL, may be null (nothing is removed)
+   * @return the message with every occurrence of a password replaced by {@code ***}
+   */
+  static String redact(String message, String jdbcUrl) {
+    return jdbcUrl == null ? message : redact(message, passwordsIn(jdbcUrl));
+  }
+
+  private static String redact(String message, List<String> secrets) {
     if (message == null) {
       return null;
     }
@@ -269,6 +278,23 @@ public final class ScratchPostgres implements AutoCloseable {
       clean = clean.replace(secret, "***");
     }
     return clean;
+  }
+
+  /** The values of {@code password=} parameters of a URL, as written and URL-decoded. */
+  private static List<String> passwordsIn(String jdbcUrl) {
+    List<String> secrets = new ArrayList<>();
+    Matcher m = PASSWORD.matcher(jdbcUrl);
+    while (m.find()) {
+      if (!m.group(1).isEmpty()) {
+        secrets.add(m.group(1));
+        try {
+          secrets.add(URLDecoder.decode(m.group(1), StandardCharsets.UTF_8));
+        } catch (IllegalArgumentException e) {
+          // not URL-encoded validly: the raw value is all there is to hide
+        }
+      }
+    }
+    return List.copyOf(secrets);
   }
 
   private static byte[] randomBytes() {

@@ -176,7 +176,7 @@ class ErrorsTest {
   }
 
   @Test
-  void unreachable_server_exits_2_without_showing_the_password() {
+  void unreachable_server_exits_2_without_showing_the_password_even_in_the_stack_trace() {
     Cli.Result result =
         Cli.run(
             "schema-diff",
@@ -185,9 +185,10 @@ class ErrorsTest {
             "--head",
             ok().toString(),
             "--url",
-            "jdbc:postgresql://127.0.0.1:1/postgres?user=ledger&password=hunter2-secret");
+            "jdbc:postgresql://127.0.0.1:1/postgres?user=ledger&password=hunter2-secret",
+            "--verbose");
     assertThat(result.exit()).isEqualTo(2);
-    assertThat(result.err()).startsWith("schema-diff: --url: cannot connect: ");
+    assertThat(result.err()).startsWith("schema-diff: --url: cannot connect: ").contains("\tat ");
     assertThat(result.err() + result.out()).doesNotContain("hunter2-secret");
   }
 
