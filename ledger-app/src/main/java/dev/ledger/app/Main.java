@@ -1,5 +1,6 @@
 package dev.ledger.app;
 
+import dev.ledger.app.diff.SchemaDiffCommand;
 import dev.ledger.app.task.DemoCommand;
 import dev.ledger.app.task.LedgerCommands;
 import dev.ledger.app.task.TaskCommand;
@@ -16,9 +17,11 @@ import picocli.CommandLine.ScopeType;
  * <pre>{@code
  * java -jar ledger-app/target/ledger-app.jar migrate            # embedded PostgreSQL in ~/.ledger
  * java -jar ledger-app/target/ledger-app.jar migrate --url jdbc:postgresql://host/db?user=u
+ * java -jar ledger-app/target/ledger-app.jar schema-diff --base base/db/migration --head db/migration
  * }</pre>
  *
- * <p>Exit codes are those of {@link ExitCodes}.
+ * <p>Exit codes are those of {@link ExitCodes}; {@code schema-diff} has its own three, for CI
+ * ({@link SchemaDiffCommand}).
  */
 @Command(
     name = "ledger-app",
@@ -27,6 +30,7 @@ import picocli.CommandLine.ScopeType;
     description = "Ledger: an event-sourced task ledger on PostgreSQL.",
     subcommands = {
       CommandLine.HelpCommand.class,
+      SchemaDiffCommand.class,
       TaskCommand.class,
       LedgerCommands.Domains.class,
       LedgerCommands.Promote.class,
