@@ -6,7 +6,13 @@
 --   ./mvnw -B -ntp verify -Dledger.schema.update=true
 -- and commit it together with the migration.
 
--- Directory set (db/ledger/directory), in the directory schema, at version 2
+-- Directory set (db/ledger/directory), in the directory schema, at version 3
+
+CREATE TABLE ledger_dependencies (
+    depends_on text NOT NULL,
+    task_id text NOT NULL,
+    CONSTRAINT ledger_dependencies_pkey PRIMARY KEY (depends_on, task_id)
+);
 
 CREATE TABLE ledger_domains (
     domain text NOT NULL,
@@ -24,11 +30,18 @@ CREATE TABLE ledger_tasks (
 
 ALTER TABLE ledger_tasks ADD CONSTRAINT ledger_tasks_domain_fkey FOREIGN KEY (domain) REFERENCES ledger_domains(domain);
 
--- Domain set (db/ledger/domain), in each domain schema, at version 5
+-- Domain set (db/ledger/domain), in each domain schema, at version 6
 
 CREATE SEQUENCE events_seq_seq AS bigint START WITH 1 INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 CACHE 1 NO CYCLE;
 
 CREATE SEQUENCE promotions_seq_seq AS bigint START WITH 1 INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 CACHE 1 NO CYCLE;
+
+CREATE TABLE claim_classes (
+    label_rank bigint NOT NULL,
+    requirements_md5 text NOT NULL,
+    requirements text NOT NULL,
+    CONSTRAINT claim_classes_pkey PRIMARY KEY (label_rank, requirements_md5)
+);
 
 CREATE TABLE events (
     seq bigint DEFAULT nextval('events_seq_seq'::regclass) NOT NULL,
@@ -76,6 +89,7 @@ CREATE TABLE tasks (
     reason text,
     superseded_by text,
     posted_to text,
+    blocked boolean DEFAULT false NOT NULL,
     CONSTRAINT tasks_pkey PRIMARY KEY (id)
 );
 
@@ -84,6 +98,8 @@ CREATE INDEX events_task ON events USING btree (task_id, seq);
 CREATE UNIQUE INDEX promotions_version ON promotions USING btree (entry, tier, digest, promoter);
 
 CREATE INDEX tasks_by_origin ON tasks USING btree (origin) WHERE origin IS NOT NULL;
+
+CREATE INDEX tasks_claim_class ON tasks USING btree (label_rank, md5(requirements), priority DESC, created) WHERE (status = ANY (ARRAY['admitted'::text, 'claimed'::text])) AND NOT blocked;
 
 CREATE INDEX tasks_claimable ON tasks USING btree (priority DESC, created) WHERE status = ANY (ARRAY['admitted'::text, 'claimed'::text]);
 
