@@ -2,12 +2,14 @@ package dev.ledger;
 
 import static dev.ledger.codegen.db.ledger_directory.Tables.LEDGER_DOMAINS;
 import static dev.ledger.codegen.db.ledger_directory.Tables.LEDGER_TASKS;
+import static dev.ledger.codegen.db.ledger_template.Tables.CLAIM_CLASSES;
 import static dev.ledger.codegen.db.ledger_template.Tables.EVENTS;
 import static dev.ledger.codegen.db.ledger_template.Tables.PROMOTIONS;
 import static dev.ledger.codegen.db.ledger_template.Tables.TASKS;
 
 import dev.ledger.codegen.db.ledger_template.tables.Tasks;
 import dev.ledger.codegen.db.ledger_template.tables.records.TasksRecord;
+import dev.ledger.internal.ClaimIndex;
 import dev.ledger.internal.Directory;
 import dev.ledger.internal.Event;
 import dev.ledger.internal.Projection;
@@ -32,6 +34,8 @@ import org.jooq.Condition;
 import org.jooq.DSLContext;
 import org.jooq.Field;
 import org.jooq.Record1;
+import org.jooq.Record2;
+import org.jooq.Record3;
 import org.jooq.Result;
 import org.jooq.Table;
 import org.jooq.exception.DataAccessException;
@@ -61,6 +65,12 @@ public final class Ledger {
 
   private static final String COMPLETED = Status.COMPLETED.wire();
   private static final String INVALIDATED = Status.INVALIDATED.wire();
+
+  /**
+   * The largest window a claim grows to when concurrent transactions hold the rows of a smaller one
+   * (see {@link #claimBatch}): far more locked rows than any pool has connections.
+   */
+  static final int MAX_CLAIM_WINDOW = 1 << 20;
 
   private final RenderMappedDsl dsl;
   private final Directory directory;
@@ -142,7 +152,9 @@ public final class Ledger {
                       DSLContext tx = cfg.dsl();
                       Instant now = now();
                       appendOnly(tx, id, now, new Event.Created(id, spec));
-                      tx.insertInto(TASKS).set(Projection.created(id, now, spec)).execute();
+                      TasksRecord row = Projection.created(id, now, spec);
+                      ClaimIndex.filed(tx, row);
+                      tx.insertInto(TASKS).set(row).execute();
                       tx.insertInto(LEDGER_TASKS)
                           .set(LEDGER_TASKS.ID, id)
                           .set(LEDGER_TASKS.DOMAIN, spec.domain())
@@ -320,31 +332,27 @@ public final class Ledger {
                     DSLContext tx = cfg.dsl();
                     Instant now = now();
                     Instant until = now.plus(lease);
-                    Tasks t = TASKS.as("t");
-                    CommonTableExpression<Record1<String>> candidate =
-                        DSL.name("candidate")
-                            .fields("id")
-                            .asMaterialized(
-                                DSL.select(t.ID)
-                                    .from(t)
-                                    .where(claimable(t, now, manifest, handling))
-                                    .orderBy(t.PRIORITY.desc(), t.CREATED.asc())
-                                    .limit(max)
-                                    .forUpdate()
-                                    .skipLocked());
-                    Field<String> candidateId = candidate.field("id", String.class);
-                    Result<TasksRecord> claimed =
-                        tx.with(candidate)
-                            .update(TASKS)
-                            .set(TASKS.STATUS, Status.CLAIMED.wire())
-                            .set(TASKS.HOLDER, holder)
-                            .set(TASKS.LEASE_UNTIL, until)
-                            .set(TASKS.ATTEMPTS, TASKS.ATTEMPTS.plus(1L))
-                            .from(candidate)
-                            .where(TASKS.ID.eq(candidateId))
-                            .returning()
-                            .fetch();
-                    List<TasksRecord> rows = new ArrayList<>(claimed);
+                    int window = claimWindow(max);
+                    List<TasksRecord> rows =
+                        new ArrayList<>(
+                            claimIn(tx, now, until, holder, manifest, handling, max, window));
+                    // short of max with a full window: concurrent transactions hold (or just
+                    // changed) rows of the window; look behind them in a window 8 times larger
+                    while (rows.size() < max
+                        && window <= MAX_CLAIM_WINDOW / 8
+                        && windowFull(tx, now, manifest, handling, window)) {
+                      window *= 8;
+                      rows.addAll(
+                          claimIn(
+                              tx,
+                              now,
+                              until,
+                              holder,
+                              manifest,
+                              handling,
+                              max - rows.size(),
+                              window));
+                    }
                     rows.sort(
                         Comparator.comparing(TasksRecord::getPriority)
                             .reversed()
@@ -535,20 +543,8 @@ public final class Ledger {
   public int scrubPromotions(String domain, String entry) {
     Validation.domain(domain);
     Validation.required("entry", entry, Validation.MAX_NAME);
-    return run(
-        "scrub promotions",
-        () ->
-            directory
-                .schemaOf(domain)
-                .map(
-                    s ->
-                        dsl.forSchema(s)
-                            .transactionResult(
-                                cfg -> {
-                                  Directory.lockDomain(cfg.dsl(), domain);
-                                  return Scrub.promotions(cfg.dsl(), domain, entry);
-                                }))
-                .orElse(0));
+    return underDomainLock(
+        "scrub promotions", domain, 0, tx -> Scrub.promotions(tx, domain, entry));
   }
 
   /**
@@ -565,20 +561,7 @@ public final class Ledger {
     Validation.domain(domain);
     Validation.required("origin", origin, Validation.MAX_NAME);
     checkRedaction(redaction);
-    return run(
-        "scrub tasks",
-        () ->
-            directory
-                .schemaOf(domain)
-                .map(
-                    s ->
-                        dsl.forSchema(s)
-                            .transactionResult(
-                                cfg -> {
-                                  Directory.lockDomain(cfg.dsl(), domain);
-                                  return scrubTasksIn(cfg.dsl(), origin, redaction);
-                                }))
-                .orElse(0));
+    return underDomainLock("scrub tasks", domain, 0, tx -> scrubTasksIn(tx, origin, redaction));
   }
 
   /**
@@ -596,23 +579,13 @@ public final class Ledger {
     Validation.required("entry", entry, Validation.MAX_NAME);
     Validation.required("origin", origin, Validation.MAX_NAME);
     checkRedaction(redaction);
-    return run(
+    return underDomainLock(
         "scrub entry",
-        () ->
-            directory
-                .schemaOf(domain)
-                .map(
-                    s ->
-                        dsl.forSchema(s)
-                            .transactionResult(
-                                cfg -> {
-                                  DSLContext tx = cfg.dsl();
-                                  Directory.lockDomain(tx, domain);
-                                  int records = Scrub.promotions(tx, domain, entry);
-                                  int tasks = scrubTasksIn(tx, origin, redaction);
-                                  return new ScrubResult(records, tasks);
-                                }))
-                .orElse(new ScrubResult(0, 0)));
+        domain,
+        new ScrubResult(0, 0),
+        tx ->
+            new ScrubResult(
+                Scrub.promotions(tx, domain, entry), scrubTasksIn(tx, origin, redaction)));
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -636,12 +609,13 @@ public final class Ledger {
                   .transactionResult(
                       cfg -> {
                         long count = 0;
+                        DSLContext any = cfg.dsl();
                         for (String domain : domains) {
                           String schema = directory.schemaOf(domain).orElseThrow();
-                          DSLContext tx =
-                              DSL.using(
-                                  cfg.derive(dsl.forSchema(schema).configuration().settings()));
-                          count += Replay.domain(tx, domain, schema);
+                          count += Replay.domain(onSameTransaction(any, domain), domain, schema);
+                        }
+                        for (String domain : domains) {
+                          ClaimIndex.recomputeBlocked(onSameTransaction(any, domain));
                         }
                         return count;
                       });
@@ -870,6 +844,42 @@ public final class Ledger {
   }
 
   /**
+   * Every domain with its schema, version and task counts by status, sorted by domain. Costs one
+   * query per domain.
+   *
+   * @return the domains
+   */
+  public List<DomainInfo> describeDomains() {
+    return run(
+        "describe domains",
+        () -> {
+          List<DomainInfo> out = new ArrayList<>();
+          for (String domain : domains()) {
+            String schema = directory.schemaOf(domain).orElseThrow();
+            DSLContext ctx = dsl.forSchema(schema);
+            java.util.EnumMap<Status, Long> counts = new java.util.EnumMap<>(Status.class);
+            for (Status st : Status.values()) {
+              counts.put(st, 0L);
+            }
+            ctx.select(TASKS.STATUS, DSL.count())
+                .from(TASKS)
+                .groupBy(TASKS.STATUS)
+                .fetch()
+                .forEach(r -> counts.put(Status.parse(r.value1()), r.value2().longValue()));
+            String version =
+                Directory.latestVersion(
+                        ctx, schema, dev.ledger.schema.LedgerMigrations.DOMAIN_HISTORY)
+                    .map(v -> v.getVersion())
+                    .orElse(null);
+            out.add(
+                new DomainInfo(
+                    domain, schema, version, java.util.Collections.unmodifiableMap(counts)));
+          }
+          return out;
+        });
+  }
+
+  /**
    * Makes a domain's schema ahead of its first task, for deployments whose runtime role may not run
    * DDL (call it from the migration job). Does nothing when the schema exists and is current.
    *
@@ -958,7 +968,7 @@ public final class Ledger {
         });
   }
 
-  private static void applyToRow(DSLContext tx, TasksRecord row, Instant at, Event event) {
+  private void applyToRow(DSLContext tx, TasksRecord row, Instant at, Event event) {
     appendOnly(tx, row.getId(), at, event);
     Projection.apply(row, event);
     row.update();
@@ -967,7 +977,36 @@ public final class Ledger {
           .set(LEDGER_TASKS.COMPLETED, true)
           .where(LEDGER_TASKS.ID.eq(row.getId()))
           .execute();
+      ClaimIndex.completed(tx, row.getId(), domain -> onSameTransaction(tx, domain));
     }
+  }
+
+  /** A context on {@code tx}'s transaction, render-mapped to a domain's schema. */
+  private DSLContext onSameTransaction(DSLContext tx, String domain) {
+    String schema = directory.schemaOf(domain).orElseThrow(() -> new TaskNotFoundException(domain));
+    return DSL.using(tx.configuration().derive(dsl.forSchema(schema).configuration().settings()));
+  }
+
+  /**
+   * Runs {@code body} in one transaction on a domain's schema holding the domain's lock; returns
+   * {@code unknown} when the domain has no schema.
+   */
+  private <T> T underDomainLock(
+      String operation, String domain, T unknown, java.util.function.Function<DSLContext, T> body) {
+    return run(
+        operation,
+        () ->
+            directory
+                .schemaOf(domain)
+                .map(
+                    s ->
+                        dsl.forSchema(s)
+                            .transactionResult(
+                                cfg -> {
+                                  Directory.lockDomain(cfg.dsl(), domain);
+                                  return body.apply(cfg.dsl());
+                                }))
+                .orElse(unknown));
   }
 
   private int scrubTasksIn(DSLContext tx, String origin, Redaction redaction) {
@@ -1043,6 +1082,142 @@ public final class Ledger {
   }
 
   /**
+   * The rows a claim takes, as a CTE {@code candidate(id)}: up to {@code max} claimable tasks,
+   * locked {@code FOR UPDATE SKIP LOCKED}, in claim order. Rather than filter every open task in
+   * claim order (which costs as many rows as there are tasks the claimer cannot take ahead of the
+   * first it can), it reads the domain's {@code claim_classes} its handling level and manifest
+   * admit, walks {@code tasks_claim_class} once per admitted class (tasks with an open dependency
+   * are not in that index), merges the walks in claim order into a window of {@link #claimWindow}
+   * rows, and locks from the window after checking every condition again on the current row
+   * versions. The window only holds rows that were claimable when the statement began, so it comes
+   * up short only when more claimers than the window's slack are locking the same rows at once;
+   * {@link #claimBatch} then sees the window full ({@link #windowFull}) and claims again from a
+   * larger one, so a claim never comes back empty while a task it may take is free.
+   */
+  private static CommonTableExpression<Record1<String>> claimCandidates(
+      Instant now, Collection<String> manifest, Label handling, int max, int window) {
+    ClaimWindow cw = claimWindowCtes(now, manifest, handling, window);
+    CommonTableExpression<Record2<Long, String>> classes = cw.classes();
+    CommonTableExpression<Record1<String>> windowed = cw.ids();
+    Tasks t = TASKS.as("t");
+    return DSL.name("candidate")
+        .fields("id")
+        .asMaterialized(
+            DSL.with(classes)
+                .with(windowed)
+                .select(t.ID)
+                .from(t)
+                .where(t.ID.in(DSL.select(windowed.field("id", String.class)).from(windowed)))
+                .and(claimable(t, now, manifest, handling))
+                .orderBy(t.PRIORITY.desc(), t.CREATED.asc())
+                .limit(max)
+                .forUpdate()
+                .of(t)
+                .skipLocked());
+  }
+
+  /** The claim's walk: the admitted claim classes, and the window of candidate ids. */
+  private record ClaimWindow(
+      CommonTableExpression<Record2<Long, String>> classes,
+      CommonTableExpression<Record1<String>> ids) {}
+
+  /** The CTEs {@code classes} and {@code window} of {@link #claimCandidates}. */
+  private static ClaimWindow claimWindowCtes(
+      Instant now, Collection<String> manifest, Label handling, int window) {
+    String manifestJson = jsonArray(List.copyOf(manifest));
+    dev.ledger.codegen.db.ledger_template.tables.ClaimClasses k = CLAIM_CLASSES.as("k");
+    CommonTableExpression<Record2<Long, String>> classes =
+        DSL.name("classes")
+            .fields("label_rank", "requirements_md5")
+            .asMaterialized(
+                DSL.select(k.LABEL_RANK, k.REQUIREMENTS_MD5)
+                    .from(k)
+                    .where(
+                        k.LABEL_RANK
+                            .le(handling.rank())
+                            .and(
+                                k.REQUIREMENTS
+                                    .eq(DSL.inline("[]"))
+                                    .or(
+                                        DSL.condition(
+                                            "{0}::jsonb <@ {1}::jsonb",
+                                            k.REQUIREMENTS, DSL.val(manifestJson))))));
+    Tasks w = TASKS.as("w");
+    Field<String> md5 = DSL.field("md5({0})", String.class, w.REQUIREMENTS);
+    Table<Record3<String, Long, Instant>> walk =
+        DSL.lateral(
+                DSL.select(w.ID, w.PRIORITY, w.CREATED)
+                    .from(w)
+                    .where(w.LABEL_RANK.eq(classes.field("label_rank", Long.class)))
+                    .and(md5.eq(classes.field("requirements_md5", String.class)))
+                    .and(
+                        w.STATUS.in(
+                            DSL.inline(Status.ADMITTED.wire()), DSL.inline(Status.CLAIMED.wire())))
+                    .and(DSL.not(w.BLOCKED))
+                    .and(w.STATUS.eq(DSL.inline(Status.ADMITTED.wire())).or(w.LEASE_UNTIL.lt(now)))
+                    .and(dependenciesCompleted(w))
+                    .and(noOpenContinuationFilter(w))
+                    .orderBy(w.PRIORITY.desc(), w.CREATED.asc())
+                    .limit(window))
+            .as("x");
+    CommonTableExpression<Record1<String>> windowed =
+        DSL.name("window")
+            .fields("id")
+            .asMaterialized(
+                DSL.select(walk.field(w.ID))
+                    .from(classes)
+                    .crossJoin(walk)
+                    .orderBy(walk.field(w.PRIORITY).desc(), walk.field(w.CREATED).asc())
+                    .limit(window));
+    return new ClaimWindow(classes, windowed);
+  }
+
+  /** Claims up to {@code max} tasks from a window of {@code window} candidates, in one UPDATE. */
+  private static Result<TasksRecord> claimIn(
+      DSLContext tx,
+      Instant now,
+      Instant until,
+      String holder,
+      Collection<String> manifest,
+      Label handling,
+      int max,
+      int window) {
+    CommonTableExpression<Record1<String>> candidate =
+        claimCandidates(now, manifest, handling, max, window);
+    Field<String> candidateId = candidate.field("id", String.class);
+    return tx.with(candidate)
+        .update(TASKS)
+        .set(TASKS.STATUS, Status.CLAIMED.wire())
+        .set(TASKS.HOLDER, holder)
+        .set(TASKS.LEASE_UNTIL, until)
+        .set(TASKS.ATTEMPTS, TASKS.ATTEMPTS.plus(1L))
+        .from(candidate)
+        .where(TASKS.ID.eq(candidateId))
+        .returning()
+        .fetch();
+  }
+
+  /**
+   * Whether the walk of a claim still finds a whole window of candidates: then a claim from it that
+   * came up short lost rows to concurrent transactions, not to an empty queue. Reads at most {@code
+   * window} rows per claim class, as the claim does.
+   */
+  private static boolean windowFull(
+      DSLContext tx, Instant now, Collection<String> manifest, Label handling, int window) {
+    ClaimWindow cw = claimWindowCtes(now, manifest, handling, window);
+    return tx.with(cw.classes()).with(cw.ids()).selectCount().from(cw.ids()).fetchOne(0, int.class)
+        >= window;
+  }
+
+  /**
+   * How many candidate rows a claim of {@code max} reads: twice {@code max}, and at least 64 more,
+   * the slack for concurrent claimers locking the same rows.
+   */
+  static int claimWindow(int max) {
+    return Math.max(2 * max, max + 64);
+  }
+
+  /**
    * The claim filter, as SQL over the aliased tasks table {@code t}: claimable now, requirements
    * within the manifest, label within handling, dependencies completed (through {@code
    * ledger_tasks.completed}, whatever their domain), and no open continuation. The statuses are
@@ -1050,9 +1225,6 @@ public final class Ledger {
    */
   private static Condition claimable(
       Tasks t, Instant now, Collection<String> manifest, Label handling) {
-    Tasks c = TASKS.as("c");
-    Table<?> deps = DSL.table("jsonb_array_elements_text({0}::jsonb)", t.DEPENDS_ON).as("d", "dep");
-    Field<String> dep = DSL.field(DSL.name("d", "dep"), String.class);
     Condition open =
         t.STATUS
             .in(DSL.inline(Status.ADMITTED.wire()), DSL.inline(Status.CLAIMED.wire()))
@@ -1064,28 +1236,54 @@ public final class Ledger {
                 DSL.condition(
                     "{0}::jsonb <@ {1}::jsonb",
                     t.REQUIREMENTS, DSL.val(jsonArray(List.copyOf(manifest)))));
-    Condition dependencies =
-        t.DEPENDS_ON
-            .eq(DSL.inline(List.<String>of(), t.DEPENDS_ON))
-            .or(
-                DSL.notExists(
-                    DSL.selectOne()
-                        .from(deps)
-                        .whereNotExists(
-                            DSL.selectOne()
-                                .from(LEDGER_TASKS)
-                                .where(LEDGER_TASKS.ID.eq(dep))
-                                .and(LEDGER_TASKS.COMPLETED.isTrue()))));
-    Condition noContinuation =
-        DSL.notExists(
-            DSL.selectOne()
-                .from(c)
-                .where(c.ORIGIN.eq(DSL.inline("continues:").concat(t.ID)))
-                .and(c.STATUS.notIn(DSL.inline(COMPLETED), DSL.inline(INVALIDATED))));
     return open.and(t.LABEL_RANK.le(handling.rank()))
         .and(requirements)
-        .and(dependencies)
-        .and(noContinuation);
+        .and(dependenciesCompleted(t))
+        .and(noOpenContinuation(t));
+  }
+
+  /** Every dependency of the task completed, whatever its domain ({@code ledger_tasks}). */
+  private static Condition dependenciesCompleted(Tasks t) {
+    Table<?> deps = DSL.table("jsonb_array_elements_text({0}::jsonb)", t.DEPENDS_ON).as("d", "dep");
+    Field<String> dep = DSL.field(DSL.name("d", "dep"), String.class);
+    return t.DEPENDS_ON
+        .eq(DSL.inline(List.<String>of(), t.DEPENDS_ON))
+        .or(
+            DSL.notExists(
+                DSL.selectOne()
+                    .from(deps)
+                    .whereNotExists(
+                        DSL.selectOne()
+                            .from(LEDGER_TASKS)
+                            .where(LEDGER_TASKS.ID.eq(dep))
+                            .and(LEDGER_TASKS.COMPLETED.isTrue()))));
+  }
+
+  /** No task filed as {@code continues:<id>} of the task is still open. */
+  private static Condition noOpenContinuation(Tasks t) {
+    Tasks c = TASKS.as("c");
+    return DSL.notExists(
+        DSL.selectOne()
+            .from(c)
+            .where(c.ORIGIN.eq(DSL.inline("continues:").concat(t.ID)))
+            .and(c.STATUS.notIn(DSL.inline(COMPLETED), DSL.inline(INVALIDATED))));
+  }
+
+  /**
+   * {@link #noOpenContinuation} as a per-row filter, for the window walk. PostgreSQL turns a
+   * top-level {@code NOT EXISTS} into an anti join, and plans it (already at a few thousand tasks)
+   * as a hash join over the whole claim class followed by a sort, reading the entire queue instead
+   * of the window. A scalar subquery is never pulled up into a join: the walk keeps the index order
+   * and stops after the window, probing {@code tasks_by_origin} once per row it reads.
+   */
+  private static Condition noOpenContinuationFilter(Tasks t) {
+    Tasks c = TASKS.as("c");
+    return DSL.field(
+            DSL.selectCount()
+                .from(c)
+                .where(c.ORIGIN.eq(DSL.inline("continues:").concat(t.ID)))
+                .and(c.STATUS.notIn(DSL.inline(COMPLETED), DSL.inline(INVALIDATED))))
+        .eq(DSL.inline(0));
   }
 
   /** Why a task cannot be claimed, for {@link WrongStateException}'s message. */

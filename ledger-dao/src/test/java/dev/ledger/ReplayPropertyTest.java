@@ -62,6 +62,7 @@ class ReplayPropertyTest {
     assertThat(rebuilt.tasks()).isEqualTo(live.tasks());
     assertThat(rebuilt.promotions()).isEqualTo(live.promotions());
     assertThat(rebuilt.routes()).isEqualTo(live.routes());
+    assertThat(rebuilt.derived()).isEqualTo(live.derived());
   }
 
   private static void run(long step, List<String> tasks, List<Lease> leases) {
@@ -168,12 +169,14 @@ class ReplayPropertyTest {
   record Snapshot(
       List<Map<String, Object>> tasks,
       List<Map<String, Object>> promotions,
-      List<Map<String, Object>> routes) {}
+      List<Map<String, Object>> routes,
+      List<Map<String, Object>> derived) {}
 
   private static Snapshot snapshot() {
     DSLContext ctx = DSL.using(pool, org.jooq.SQLDialect.POSTGRES);
     List<Map<String, Object>> tasks = new ArrayList<>();
     List<Map<String, Object>> promotions = new ArrayList<>();
+    List<Map<String, Object>> derived = new ArrayList<>();
     for (String domain : ledger.domains()) {
       String s = DomainSchemas.schemaName(domain);
       tasks.addAll(
@@ -189,7 +192,11 @@ class ReplayPropertyTest {
         ctx.selectFrom(DSL.table(DSL.name("public", "ledger_tasks")))
             .orderBy(DSL.field(DSL.name("id")))
             .fetchMaps();
-    return new Snapshot(tasks, promotions, routes);
+    derived.addAll(
+        ctx.selectFrom(DSL.table(DSL.name("public", "ledger_dependencies")))
+            .orderBy(DSL.field(DSL.name("depends_on")), DSL.field(DSL.name("task_id")))
+            .fetchMaps());
+    return new Snapshot(tasks, promotions, routes, derived);
   }
 
   private static List<String> allIds() {

@@ -9,7 +9,8 @@ package dev.ledger.app;
  *       schema-diff rule tripped);
  *   <li>{@value #USAGE}: bad usage or input (unknown option, invalid value);
  *   <li>{@value #DEGRADED}: a fleet run finished with some tenant {@code degraded};
- *   <li>{@value #DATABASE}: the database (or the control database) could not be reached or used.
+ *   <li>{@value #DATABASE}: the database (or the control database) could not be reached or used;
+ *   <li>{@value #NOTHING}: {@code task claim} found nothing claimable.
  * </ul>
  */
 public final class ExitCodes {
@@ -29,7 +30,26 @@ public final class ExitCodes {
   /** The database could not be reached or used. */
   public static final int DATABASE = 4;
 
+  /** Nothing to claim. */
+  public static final int NOTHING = 5;
+
   private ExitCodes() {}
+
+  /**
+   * The one-line message for an error: the ledger's own messages as they are (they name the field
+   * or id and the remedy), others with their type.
+   *
+   * @param e the error
+   * @return the message, without credentials (the ledger never puts a DSN in a message)
+   */
+  public static String message(Throwable e) {
+    if (e instanceof dev.ledger.LedgerException
+        || e instanceof picocli.CommandLine.PicocliException) {
+      return e.getMessage();
+    }
+    String m = e.getMessage();
+    return (m == null ? e.getClass().getSimpleName() : m).lines().findFirst().orElse("");
+  }
 
   /**
    * The exit code for an exception that escaped a command.
@@ -39,8 +59,15 @@ public final class ExitCodes {
    *     for SQL and connection failures, {@link #FAILED} otherwise
    */
   public static int of(Throwable e) {
-    if (e instanceof picocli.CommandLine.ParameterException) {
+    if (e instanceof picocli.CommandLine.ParameterException
+        || e instanceof dev.ledger.InvalidInputException) {
       return USAGE;
+    }
+    if (e instanceof dev.ledger.LedgerStorageException) {
+      return DATABASE;
+    }
+    if (e instanceof dev.ledger.LedgerException) {
+      return FAILED;
     }
     for (Throwable t = e; t != null; t = t.getCause()) {
       if (t instanceof java.sql.SQLException) {

@@ -1,7 +1,14 @@
 package dev.ledger.app;
 
+import dev.ledger.app.diff.SchemaDiffCommand;
+import dev.ledger.app.task.DemoCommand;
+import dev.ledger.app.task.LedgerCommands;
+import dev.ledger.app.task.TaskCommand;
+import java.io.PrintWriter;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ScopeType;
 
 /**
  * The {@code ledger-app} command line: the root picocli command whose subcommands are the migration
@@ -10,17 +17,36 @@ import picocli.CommandLine.Command;
  * <pre>{@code
  * java -jar ledger-app/target/ledger-app.jar migrate            # embedded PostgreSQL in ~/.ledger
  * java -jar ledger-app/target/ledger-app.jar migrate --url jdbc:postgresql://host/db?user=u
+ * java -jar ledger-app/target/ledger-app.jar schema-diff --base base/db/migration --head db/migration
  * }</pre>
  *
- * <p>Exit codes are those of {@link ExitCodes}.
+ * <p>Exit codes are those of {@link ExitCodes}; {@code schema-diff} has its own three, for CI
+ * ({@link SchemaDiffCommand}).
  */
 @Command(
     name = "ledger-app",
     mixinStandardHelpOptions = true,
     versionProvider = Main.Version.class,
     description = "Ledger: an event-sourced task ledger on PostgreSQL.",
-    subcommands = {CommandLine.HelpCommand.class})
+    subcommands = {
+      CommandLine.HelpCommand.class,
+      SchemaDiffCommand.class,
+      TaskCommand.class,
+      LedgerCommands.Domains.class,
+      LedgerCommands.Promote.class,
+      LedgerCommands.Promotions.class,
+      LedgerCommands.Scrub.class,
+      LedgerCommands.Replay.class,
+      DemoCommand.class
+    })
 public final class Main {
+
+  /** Show stack traces of errors (every subcommand inherits it). */
+  @Option(
+      names = "--verbose",
+      scope = ScopeType.INHERIT,
+      description = "Show the stack trace of an error.")
+  boolean verbose;
 
   /**
    * Runs the command line and exits the JVM with its exit code.
@@ -50,8 +76,33 @@ public final class Main {
     CommandLine cli = new CommandLine(new Main());
     cli.setCaseInsensitiveEnumValuesAllowed(true);
     cli.setExitCodeExceptionMapper(ExitCodes::of);
+    cli.setExecutionExceptionHandler(Main::handle);
     cli.getCommandSpec().exitCodeOnInvalidInput(ExitCodes.USAGE);
     return cli;
+  }
+
+  /**
+   * Prints an error as one line naming what was wrong (the full trace only with {@code --verbose})
+   * and returns its exit code.
+   */
+  private static int handle(Exception e, CommandLine cli, CommandLine.ParseResult parsed) {
+    boolean verbose = parsed.matchedOption("--verbose") != null || hasVerbose(parsed);
+    PrintWriter err = cli.getErr();
+    if (verbose) {
+      e.printStackTrace(err);
+    }
+    err.println("error: " + ExitCodes.message(e));
+    err.flush();
+    return ExitCodes.of(e);
+  }
+
+  private static boolean hasVerbose(CommandLine.ParseResult parsed) {
+    for (CommandLine.ParseResult p = parsed; p != null; p = p.subcommand()) {
+      if (p.matchedOption("--verbose") != null) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** The version from the jar's manifest, or {@code dev} when run from classes. */

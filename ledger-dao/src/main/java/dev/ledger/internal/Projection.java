@@ -46,7 +46,8 @@ public final class Projection {
         .setHandoff(null)
         .setReason(null)
         .setSupersededBy(null)
-        .setPostedTo(null);
+        .setPostedTo(null)
+        .setBlocked(false);
   }
 
   /**

@@ -45,6 +45,7 @@ public final class Replay {
   public static long domain(DSLContext tx, String domain, String schema) {
     tx.deleteFrom(TASKS).execute();
     tx.deleteFrom(PROMOTIONS).execute();
+    ClaimIndex.forgetDomain(tx, domain);
     tx.deleteFrom(LEDGER_TASKS).where(LEDGER_TASKS.DOMAIN.eq(domain)).execute();
     // promotions.seq restarts, so a replay of a log gives the same seq values every time
     tx.select(
@@ -81,6 +82,8 @@ public final class Replay {
         n++;
       }
     }
+    // blocked is set by ClaimIndex.recomputeBlocked once every domain's routes are back
+    ClaimIndex.rebuildDomain(tx, domain, tasks.values());
     insert(tx, TASKS, Arrays.asList(TASKS.fields()), new ArrayList<>(tasks.values()));
     List<Field<?>> promotionColumns = new ArrayList<>(Arrays.asList(PROMOTIONS.fields()));
     promotionColumns.remove(PROMOTIONS.SEQ);
