@@ -22,8 +22,10 @@ import java.util.Optional;
  * @param schema the schema the statements were captured on, bare
  * @param file {@code Ledger.file} of a task without origin or dependencies, on a known domain
  * @param admit {@code Ledger.admit}
- * @param claim {@code Ledger.claimBatch}: the claim statement and the event insert of one task
+ * @param claim {@code Ledger.claimBatch} short of its max: the claim statement, the check whether
+ *     its window was full, and the event insert of one task
  * @param claimBinds what each bind value of the claim statement stands for
+ * @param windowBinds what each bind value of the window check stands for
  * @param complete {@code Ledger.complete}
  */
 record OursSql(
@@ -32,6 +34,7 @@ record OursSql(
     List<String> admit,
     List<String> claim,
     List<OursSql.Role> claimBinds,
+    List<OursSql.Role> windowBinds,
     List<String> complete) {
 
   /**
@@ -55,6 +58,8 @@ record OursSql(
     MANIFEST,
     /** the most tasks to claim. */
     MAX,
+    /** how many candidate rows the claim reads (grows 8 times when full of locked rows). */
+    WINDOW,
     /** the claimer. */
     HOLDER,
     /** a constant of our code, bound as captured. */
@@ -89,10 +94,11 @@ record OursSql(
       List<Lease> leases =
           ledger.claimBatch(DOMAIN, HOLDER, Duration.ofMinutes(5), MANIFEST, HANDLING, MAX);
       List<Role> claimBinds = roles(capture.binds().get(0));
+      List<Role> windowBinds = roles(capture.binds().get(1));
       Optional<Lease> lease = leases.stream().findFirst();
       List<String> complete = capture.begin();
       ledger.complete(lease.orElseThrow(), null);
-      OursSql sql = new OursSql(schema, file, admit, claim, claimBinds, complete);
+      OursSql sql = new OursSql(schema, file, admit, claim, claimBinds, windowBinds, complete);
       sql.check();
       return sql;
     } finally {
@@ -112,13 +118,29 @@ record OursSql(
   }
 
   private void check() {
-    shape("file", file, new String[] {"insert into", "insert into", "insert into"}, 4, 21, 3);
+    shape(
+        "file",
+        file,
+        new String[] {"insert into", "insert into", "insert into", "insert into"},
+        4,
+        3,
+        21,
+        3);
     shape("admit", admit, new String[] {"select", "select", "insert into", "update"}, 1, 1, 4, 2);
-    shape("claim", claim, new String[] {"with ", "insert into"}, count(claim.get(0)), 4);
-    for (Kind k : new Kind[] {Kind.NOW, Kind.UNTIL, Kind.MAX, Kind.HOLDER}) {
+    shape(
+        "claim",
+        claim,
+        new String[] {"with \"candidate\"", "with \"classes\"", "insert into"},
+        count(claim.get(0)),
+        count(claim.get(1)),
+        4);
+    for (Kind k : new Kind[] {Kind.NOW, Kind.UNTIL, Kind.MAX, Kind.HOLDER, Kind.WINDOW}) {
       if (claimBinds.stream().noneMatch(r -> r.kind() == k)) {
         throw new BenchFailure("our claim statement binds no " + k + "; update OursSql");
       }
+    }
+    if (windowBinds.stream().noneMatch(r -> r.kind() == Kind.WINDOW)) {
+      throw new BenchFailure("our claim window check binds no window; update OursSql");
     }
     shape(
         "complete",
@@ -130,10 +152,12 @@ record OursSql(
         4,
         2,
         1);
-    if (!file.get(1).contains(".\"tasks\" (\"id\", \"domain\", \"title\"")
-        || !file.get(1).contains("\"posted_to\", \"blocked\") values")
+    if (!file.get(1)
+            .contains(".\"claim_classes\" (\"label_rank\", \"requirements_md5\", \"requirements\")")
+        || !file.get(2).contains(".\"tasks\" (\"id\", \"domain\", \"title\"")
+        || !file.get(2).contains("\"posted_to\", \"blocked\") values")
         || !complete.get(3).contains("set \"status\" = ?, \"lease_until\" = ?, \"handoff\" = ?")
-        || !complete.get(5).contains("\"depends_on\"::jsonb @> ?::jsonb")) {
+        || !complete.get(5).contains("\"ledger_dependencies\".\"depends_on\" = ?")) {
       throw new BenchFailure("our SQL changed its column order; update RawLedger's binds");
     }
   }
@@ -174,6 +198,9 @@ record OursSql(
         k = Kind.RANK;
       } else if (Long.valueOf(MAX).equals(v) || Integer.valueOf(MAX).equals(v)) {
         k = Kind.MAX;
+      } else if (Long.valueOf(RawLedger.window(MAX)).equals(v)
+          || Integer.valueOf(RawLedger.window(MAX)).equals(v)) {
+        k = Kind.WINDOW;
       } else {
         k = Kind.LITERAL;
       }

@@ -41,6 +41,7 @@ final class RawLedger {
   private final String[] admit;
   private final String[] claim;
   private final List<OursSql.Role> claimBinds;
+  private final List<OursSql.Role> windowBinds;
   private final String[] complete;
   private final String naive;
   private final String naiveUpdate;
@@ -61,6 +62,7 @@ final class RawLedger {
     this.admit = retarget(ours, ours.admit());
     this.claim = retarget(ours, ours.claim());
     this.claimBinds = ours.claimBinds();
+    this.windowBinds = ours.windowBinds();
     this.complete = retarget(ours, ours.complete());
     String s = "\"" + schema + "\"";
     this.naive =
@@ -111,7 +113,14 @@ final class RawLedger {
       c.setAutoCommit(false);
       try {
         event(c, file[0], id, "created", now, created(id, spec));
+        String requirements = Seeder.jsonArray(spec.requirements());
         try (PreparedStatement p = c.prepareStatement(file[1])) {
+          p.setLong(1, spec.classification().rank());
+          p.setString(2, md5(requirements));
+          p.setString(3, requirements);
+          p.executeUpdate(); // on conflict do nothing: 0 or 1 row
+        }
+        try (PreparedStatement p = c.prepareStatement(file[2])) {
           p.setString(1, id);
           p.setString(2, spec.domain());
           p.setString(3, spec.title());
@@ -135,7 +144,7 @@ final class RawLedger {
           p.setBoolean(21, false); // blocked: the baseline files no dependencies
           one(p.executeUpdate(), "insert task");
         }
-        try (PreparedStatement p = c.prepareStatement(file[2])) {
+        try (PreparedStatement p = c.prepareStatement(file[3])) {
           p.setString(1, id);
           p.setString(2, spec.domain());
           p.setBoolean(3, false);
@@ -207,28 +216,21 @@ final class RawLedger {
     try (Connection c = dataSource.getConnection()) {
       c.setAutoCommit(false);
       try {
-        try (PreparedStatement p = c.prepareStatement(claim[0])) {
-          Object[] values = claimValues(now, until, handling, manifest, max, holder);
-          for (int i = 0; i < values.length; i++) {
-            literal(p, i + 1, values[i]);
-          }
-          try (ResultSet rs = p.executeQuery()) {
-            while (rs.next()) {
-              claims.add(
-                  new Claim(
-                      rs.getString("id"),
-                      rs.getLong("attempts"),
-                      rs.getLong("priority"),
-                      rs.getString("created")));
-            }
-          }
+        // as Ledger.claimBatch: short of max with a full window, look again in one 8 times larger
+        int window = window(max);
+        claimIn(c, now, until, handling, manifest, max, window, holder, claims);
+        while (claims.size() < max
+            && window <= MAX_WINDOW / 8
+            && windowFull(c, now, handling, manifest, window)) {
+          window *= 8;
+          claimIn(c, now, until, handling, manifest, max - claims.size(), window, holder, claims);
         }
         claims.sort(
             Comparator.comparingLong(Claim::priority).reversed().thenComparing(Claim::created));
         ObjectNode payload =
             JSON.objectNode().put("holder", holder).put("until", Rfc3339.format(until));
         for (Claim x : claims) {
-          event(c, claim[1], x.id(), "claimed", now, payload);
+          event(c, claim[2], x.id(), "claimed", now, payload);
         }
         c.commit();
       } catch (SQLException | RuntimeException e) {
@@ -239,6 +241,63 @@ final class RawLedger {
       }
     }
     return claims;
+  }
+
+  /** Ledger.MAX_CLAIM_WINDOW: the largest window a claim grows to. */
+  private static final int MAX_WINDOW = 1 << 20;
+
+  /**
+   * How many candidate rows a claim of {@code max} reads, as {@code Ledger.claimWindow}.
+   *
+   * @param max the most tasks
+   * @return the window
+   */
+  static int window(int max) {
+    return Math.max(2 * max, max + 64);
+  }
+
+  private void claimIn(
+      Connection c,
+      Instant now,
+      Instant until,
+      Label handling,
+      Collection<String> manifest,
+      int max,
+      int window,
+      String holder,
+      List<Claim> claims)
+      throws SQLException {
+    try (PreparedStatement p = c.prepareStatement(claim[0])) {
+      Object[] values = values(claimBinds, now, until, handling, manifest, max, window, holder);
+      for (int i = 0; i < values.length; i++) {
+        literal(p, i + 1, values[i]);
+      }
+      try (ResultSet rs = p.executeQuery()) {
+        while (rs.next()) {
+          claims.add(
+              new Claim(
+                  rs.getString("id"),
+                  rs.getLong("attempts"),
+                  rs.getLong("priority"),
+                  rs.getString("created")));
+        }
+      }
+    }
+  }
+
+  private boolean windowFull(
+      Connection c, Instant now, Label handling, Collection<String> manifest, int window)
+      throws SQLException {
+    try (PreparedStatement p = c.prepareStatement(claim[1])) {
+      Object[] values = values(windowBinds, now, now, handling, manifest, 0, window, "");
+      for (int i = 0; i < values.length; i++) {
+        literal(p, i + 1, values[i]);
+      }
+      try (ResultSet rs = p.executeQuery()) {
+        rs.next();
+        return rs.getInt(1) >= window;
+      }
+    }
   }
 
   /**
@@ -259,9 +318,21 @@ final class RawLedger {
       Collection<String> manifest,
       int max,
       String holder) {
-    Object[] values = new Object[claimBinds.size()];
+    return values(claimBinds, now, until, handling, manifest, max, window(max), holder);
+  }
+
+  private static Object[] values(
+      List<OursSql.Role> roles,
+      Instant now,
+      Instant until,
+      Label handling,
+      Collection<String> manifest,
+      int max,
+      int window,
+      String holder) {
+    Object[] values = new Object[roles.size()];
     for (int i = 0; i < values.length; i++) {
-      OursSql.Role role = claimBinds.get(i);
+      OursSql.Role role = roles.get(i);
       values[i] =
           switch (role.kind()) {
             case NOW -> Rfc3339.format(now);
@@ -269,6 +340,7 @@ final class RawLedger {
             case RANK -> handling.rank();
             case MANIFEST -> Seeder.jsonArray(List.copyOf(manifest));
             case MAX -> (long) max;
+            case WINDOW -> (long) window;
             case HOLDER -> holder;
             case LITERAL -> role.literal();
           };
@@ -326,7 +398,7 @@ final class RawLedger {
           }
           event(
               c,
-              claim[1],
+              claim[2],
               id,
               "claimed",
               now,
@@ -387,7 +459,7 @@ final class RawLedger {
           p.setString(1, Seeder.jsonArray(List.of(id)));
           try (ResultSet rs = p.executeQuery()) {
             if (rs.next()) {
-              throw new BenchFailure("baseline complete: " + id + " has blocked dependents");
+              throw new BenchFailure("baseline complete: " + id + " has dependents");
             }
           }
         }
@@ -422,6 +494,17 @@ final class RawLedger {
       p.setString(3, Rfc3339.format(at));
       p.setString(4, payload.toString());
       one(p.executeUpdate(), "insert event");
+    }
+  }
+
+  private static String md5(String text) {
+    try {
+      return java.util.HexFormat.of()
+          .formatHex(
+              java.security.MessageDigest.getInstance("MD5")
+                  .digest(text.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException("every Java platform has MD5", e);
     }
   }
 

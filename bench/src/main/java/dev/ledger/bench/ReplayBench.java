@@ -208,9 +208,7 @@ final class ReplayBench {
     try (Connection c = ds.getConnection()) {
       c.setAutoCommit(false);
       try (Statement st = c.createStatement()) {
-        st.execute("DELETE FROM " + s + ".tasks");
-        st.execute("DELETE FROM " + s + ".promotions");
-        st.execute("DELETE FROM public.ledger_tasks WHERE domain = '" + DOMAIN + "'");
+        forget(st, s);
       }
       Map<String, PreparedStatement> ps = new HashMap<>();
       try (Statement read = c.createStatement()) {
@@ -229,7 +227,7 @@ final class ReplayBench {
         }
       }
       try (Statement st = c.createStatement()) {
-        st.execute(blockedUpdate(s));
+        Seeder.derive(st, schema);
       }
       c.commit();
       c.setAutoCommit(true);
@@ -237,14 +235,17 @@ final class ReplayBench {
     return n;
   }
 
-  /** The derived {@code blocked} flag (domain migration V6), computed once after a replay. */
-  private static String blockedUpdate(String s) {
-    return "UPDATE "
-        + s
-        + ".tasks t SET blocked = true WHERE t.depends_on <> '[]' AND EXISTS (SELECT 1 FROM"
-        + " jsonb_array_elements_text(t.depends_on::jsonb) d(dep) JOIN "
-        + s
-        + ".tasks x ON x.id = d.dep WHERE x.status <> 'completed')";
+  /** What a replay starts from: no projection, no claim classes, no edges, no routes. */
+  private static void forget(Statement st, String s) throws SQLException {
+    st.execute("DELETE FROM " + s + ".tasks");
+    st.execute("DELETE FROM " + s + ".promotions");
+    st.execute("DELETE FROM " + s + ".claim_classes");
+    st.execute(
+        "DELETE FROM public.ledger_dependencies WHERE task_id IN (SELECT id FROM"
+            + " public.ledger_tasks WHERE domain = '"
+            + DOMAIN
+            + "')");
+    st.execute("DELETE FROM public.ledger_tasks WHERE domain = '" + DOMAIN + "'");
   }
 
   private static void apply(
@@ -422,16 +423,14 @@ final class ReplayBench {
     try (Connection c = ds.getConnection();
         Statement st = c.createStatement()) {
       c.setAutoCommit(false);
-      st.execute("DELETE FROM " + s + ".tasks");
-      st.execute("DELETE FROM " + s + ".promotions");
-      st.execute("DELETE FROM public.ledger_tasks WHERE domain = '" + DOMAIN + "'");
+      forget(st, s);
       st.executeUpdate(sql);
-      st.executeUpdate(blockedUpdate(s));
       st.executeUpdate(
           "INSERT INTO public.ledger_tasks (id, domain, completed) SELECT id, domain,"
               + " status = 'completed' FROM "
               + s
               + ".tasks");
+      Seeder.derive(st, schema);
       long n;
       try (ResultSet rs = st.executeQuery("SELECT count(*) FROM " + s + ".events")) {
         rs.next();

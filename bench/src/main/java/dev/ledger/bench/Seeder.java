@@ -13,9 +13,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import javax.sql.DataSource;
 import org.jooq.Converter;
 import org.jooq.Field;
@@ -44,7 +42,6 @@ final class Seeder implements AutoCloseable {
   private final StringBuilder events = new StringBuilder();
   private final StringBuilder tasks = new StringBuilder();
   private final StringBuilder routes = new StringBuilder();
-  private final Map<String, String> statuses = new HashMap<>();
   private final Instant base;
   private final String idPrefix;
   private long n;
@@ -89,14 +86,6 @@ final class Seeder implements AutoCloseable {
       event(id, when, e);
       Projection.apply(row, e);
     }
-    // blocked, as the ledger derives it: a dependency of this domain that is not completed
-    boolean blocked = false;
-    for (String d : spec.dependsOn()) {
-      String status = statuses.get(d);
-      blocked |= status != null && !Status.COMPLETED.wire().equals(status);
-    }
-    row.setBlocked(blocked);
-    statuses.put(id, row.getStatus());
     row(row);
     csv(routes, id, domain, Status.COMPLETED.wire().equals(row.getStatus()) ? "t" : "f");
     if (++pending >= FLUSH_TASKS) {
@@ -147,9 +136,50 @@ final class Seeder implements AutoCloseable {
     pending = 0;
   }
 
+  /**
+   * Writes what is buffered, then derives what the ledger keeps beside the rows for claims (domain
+   * migration V6, directory V3), as their migrations backfill it.
+   *
+   * @throws SQLException when the server refuses
+   */
   @Override
   public void close() throws SQLException {
     flush();
+    try (Connection c = dataSource.getConnection();
+        java.sql.Statement st = c.createStatement()) {
+      derive(st, schema);
+    }
+  }
+
+  /**
+   * Derives a domain's claim classes, its dependency edges and the {@code blocked} flags from its
+   * task rows and the routes: what {@code ClaimIndex} keeps live and a replay rebuilds.
+   *
+   * @param st a statement on the database (in the caller's transaction, if any)
+   * @param schema the domain schema, bare
+   * @throws SQLException when the server refuses
+   */
+  static void derive(java.sql.Statement st, String schema) throws SQLException {
+    String s = "\"" + schema + "\"";
+    st.execute(
+        "INSERT INTO "
+            + s
+            + ".claim_classes (label_rank, requirements_md5, requirements)"
+            + " SELECT DISTINCT label_rank, md5(requirements), requirements FROM "
+            + s
+            + ".tasks ON CONFLICT DO NOTHING");
+    st.execute(
+        "INSERT INTO public.ledger_dependencies (depends_on, task_id) SELECT DISTINCT dep, t.id"
+            + " FROM "
+            + s
+            + ".tasks t, jsonb_array_elements_text(t.depends_on::jsonb) AS dep"
+            + " ON CONFLICT DO NOTHING");
+    st.execute(
+        "UPDATE "
+            + s
+            + ".tasks t SET blocked = true WHERE t.depends_on <> '[]' AND EXISTS (SELECT 1 FROM"
+            + " public.ledger_dependencies d LEFT JOIN public.ledger_tasks r ON r.id ="
+            + " d.depends_on WHERE d.task_id = t.id AND (r.completed IS NULL OR NOT r.completed))");
   }
 
   private static void copy(CopyManager copy, String sql, StringBuilder rows)
