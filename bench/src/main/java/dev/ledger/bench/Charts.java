@@ -44,7 +44,8 @@ final class Charts {
    */
   static void cycles(Map<Integer, double[]> byWorkers, Path file) throws IOException {
     List<Point> points = new ArrayList<>();
-    byWorkers.forEach((w, v) -> points.add(new Point(w + " workers", v[0], v[1])));
+    byWorkers.forEach(
+        (w, v) -> points.add(new Point(w + (w == 1 ? " worker" : " workers"), v[0], v[1])));
     draw(
         file,
         "B2: claim+complete cycles/s vs workers (100k admitted)",
@@ -188,6 +189,9 @@ final class Charts {
   }
 
   private static String tick(double v) {
+    if (v == 0) {
+      return "0";
+    }
     if (v >= 1000) {
       return String.format(Locale.ROOT, "%,.0f", v);
     }

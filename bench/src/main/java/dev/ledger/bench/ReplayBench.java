@@ -474,8 +474,9 @@ final class ReplayBench {
   }
 
   private static String k(long n) {
-    return n >= 1_000_000 && n % 1_000_000 == 0
-        ? n / 1_000_000 + "M"
-        : n >= 1000 ? Math.round(n / 1000.0) + "k" : Long.toString(n);
+    if (n >= 1_000_000) {
+      return String.format(java.util.Locale.ROOT, "%.2fM", n / 1e6);
+    }
+    return n >= 1000 ? Math.round(n / 1000.0) + "k" : Long.toString(n);
   }
 }
