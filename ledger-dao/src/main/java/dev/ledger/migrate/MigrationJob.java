@@ -181,6 +181,8 @@ public final class MigrationJob {
       throw unavailable(e.getMessage(), e.getSQLState());
     } catch (DataAccessException e) {
       throw unavailable(e.getMessage(), e.sqlState());
+    } catch (FlywayException e) {
+      throw unavailable(e.getMessage(), null);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new MigrationException(
