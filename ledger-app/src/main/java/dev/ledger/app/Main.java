@@ -1,5 +1,9 @@
 package dev.ledger.app;
 
+import dev.ledger.app.fleet.FleetCommand;
+import dev.ledger.app.migrate.MigrateCommand;
+import dev.ledger.app.migrate.PlanCommand;
+import dev.ledger.app.migrate.StatusCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -19,7 +23,13 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     versionProvider = Main.Version.class,
     description = "Ledger: an event-sourced task ledger on PostgreSQL.",
-    subcommands = {CommandLine.HelpCommand.class})
+    subcommands = {
+      CommandLine.HelpCommand.class,
+      MigrateCommand.class,
+      PlanCommand.class,
+      StatusCommand.class,
+      FleetCommand.class
+    })
 public final class Main {
 
   /**
