@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.concurrent.ThreadLocalRandom;
 import org.jooq.DSLContext;
 import org.jooq.SQLDialect;
+import org.jooq.conf.Settings;
 import org.jooq.impl.DSL;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -52,7 +53,7 @@ final class SessionLock implements AutoCloseable {
     Connection connection = source.open();
     try {
       connection.setAutoCommit(true);
-      DSLContext ctx = DSL.using(connection, SQLDialect.POSTGRES);
+      DSLContext ctx = context(connection);
       long deadline = System.nanoTime() + timeout.toNanos();
       long waitMs = FIRST_WAIT.toMillis();
       int attempts = 0;
@@ -87,13 +88,17 @@ final class SessionLock implements AutoCloseable {
     }
   }
 
+  private static DSLContext context(Connection connection) {
+    return DSL.using(connection, SQLDialect.POSTGRES, new Settings().withExecuteLogging(false));
+  }
+
   /**
    * Releases the lock and closes its connection (which releases it too, should the unlock fail).
    */
   @Override
   public void close() throws SQLException {
     try (connection) {
-      DSL.using(connection, SQLDialect.POSTGRES)
+      context(connection)
           .select(DSL.function("pg_advisory_unlock", Boolean.class, DSL.val(key)))
           .fetchOne();
     }

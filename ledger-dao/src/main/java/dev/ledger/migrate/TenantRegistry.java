@@ -14,6 +14,7 @@ import org.jooq.DSLContext;
 import org.jooq.Field;
 import org.jooq.SQLDialect;
 import org.jooq.Table;
+import org.jooq.conf.Settings;
 import org.jooq.exception.DataAccessException;
 import org.jooq.impl.DSL;
 
@@ -65,7 +66,8 @@ final class TenantRegistry {
   TenantRegistry(DataSource control, String schema) {
     this.control = control;
     this.schema = schema;
-    this.ctx = DSL.using(control, SQLDialect.POSTGRES);
+    // no execute logging: jOOQ's DEBUG log would print the DSN bind value of a registration
+    this.ctx = DSL.using(control, SQLDialect.POSTGRES, new Settings().withExecuteLogging(false));
     this.tenants = table(name(schema, "ledger_tenants"));
   }
 

@@ -85,19 +85,22 @@ public final class Progress implements MigrationListener, FleetListener, AutoClo
             : ", working on "
                 + inFlight.stream().limit(SHOWN).collect(Collectors.joining(", "))
                 + (inFlight.size() > SHOWN ? " and " + (inFlight.size() - SHOWN) + " more" : "");
+    String line =
+        total.get() < 0
+            ? label + ": reading the database (" + seconds + " s)"
+            : label
+                + ": "
+                + done.get()
+                + "/"
+                + total.get()
+                + " "
+                + unit
+                + now
+                + " ("
+                + seconds
+                + " s)";
     synchronized (err) {
-      err.println(
-          label
-              + ": "
-              + done.get()
-              + "/"
-              + total.get()
-              + " "
-              + unit
-              + now
-              + " ("
-              + seconds
-              + " s)");
+      err.println(line);
       err.flush();
     }
   }
