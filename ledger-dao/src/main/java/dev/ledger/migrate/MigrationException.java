@@ -20,7 +20,12 @@ public class MigrationException extends RuntimeException {
     /** The fleet's control database could not be reached, bootstrapped, read or written. */
     CONTROL_DATABASE,
     /** An argument was refused (which one, and what is allowed, is in the message). */
-    INVALID_ARGUMENT
+    INVALID_ARGUMENT,
+    /**
+     * The migrations on the class path (and extra locations) could not be resolved, e.g. two
+     * scripts with one version.
+     */
+    INVALID_MIGRATIONS
   }
 
   private final Reason reason;

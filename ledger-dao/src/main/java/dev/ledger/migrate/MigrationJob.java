@@ -182,7 +182,12 @@ public final class MigrationJob {
     } catch (DataAccessException e) {
       throw unavailable(e.getMessage(), e.sqlState());
     } catch (FlywayException e) {
-      throw unavailable(e.getMessage(), null);
+      throw new MigrationException(
+          MigrationException.Reason.INVALID_MIGRATIONS,
+          "the migrations of this build could not be resolved: "
+              + condense(e.getMessage())
+              + " (fix the scripts or the --domain-location given)",
+          null);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new MigrationException(
@@ -535,7 +540,7 @@ public final class MigrationJob {
             && directoryPrint.tables().contains(SharedTables.EVENTS)) {
           details.putAll(catalog.details(List.of(directorySchema)));
           if (SharedTables.shapeMatches(details.getOrDefault(directorySchema, Set.of()))) {
-            census = shared.census(plain);
+            census = shared.census(plain, details.get(directorySchema));
             for (SharedTablesReport.MovedDomain d : census.domains()) {
               if (!domains.containsKey(d.schema())) {
                 targets.put(d.schema(), d.domain());

@@ -10,6 +10,7 @@ import static org.jooq.impl.DSL.table;
 
 import dev.ledger.codegen.db.ledger_template.tables.Events;
 import dev.ledger.codegen.db.ledger_template.tables.Tasks;
+import dev.ledger.internal.ClaimIndex;
 import dev.ledger.schema.DomainSchemas;
 import dev.ledger.schema.RenderMappedDsl;
 import java.sql.Connection;
@@ -17,6 +18,7 @@ import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.stream.Collectors;
 import javax.sql.DataSource;
 import org.jooq.DSLContext;
 import org.jooq.Field;
@@ -35,8 +37,11 @@ import org.jooq.impl.DefaultConnectionProvider;
  *
  * <p>The reference replays the moved events to rebuild each projection; this copies the rows, which
  * the fixtures' contract makes identical ("the tasks rows are exactly what replaying the events
- * gives"), and keeps what an older binary wrote byte for byte. The rename is the one DDL statement
- * outside a migration script: it must commit in the same transaction as the data.
+ * gives"), and keeps what an older binary wrote byte for byte. What later migrations derive from
+ * the rows (claim classes, dependency edges, the {@code blocked} flag) is computed in the same
+ * transaction by {@link ClaimIndex}, the code the live operations and the replay use, so the moved
+ * projection is the one a replay gives. The rename is the one DDL statement outside a migration
+ * script: it must commit in the same transaction as the data.
  */
 final class SharedTables {
 
@@ -81,29 +86,61 @@ final class SharedTables {
   }
 
   /**
-   * Whether the directory schema's {@code tasks} and {@code events} have the reference's columns
-   * (those of a domain schema's {@code tasks} and {@code events}): only then are they a ledger's.
+   * Whether the directory schema's {@code tasks} and {@code events} are a ledger's: every column
+   * they have is a column of a domain schema's table of the same name, type and nullability, and
+   * every column of the domain schema's table they lack is nullable or has a default (a column a
+   * later migration added, such as {@code tasks.blocked}), so their rows fit.
    *
    * @param directoryLines the directory schema's catalog lines
-   * @return true when every expected column line of both tables is there
+   * @return true when both tables fit
    */
   static boolean shapeMatches(Set<String> directoryLines) {
-    return ExpectedCatalog.linesOf(TASKS_TABLE).stream()
-            .filter(l -> l.startsWith("column "))
-            .allMatch(directoryLines::contains)
-        && ExpectedCatalog.linesOf(EVENTS_TABLE).stream()
-            .filter(l -> l.startsWith("column "))
-            .allMatch(directoryLines::contains);
+    return fits(TASKS_TABLE, directoryLines) && fits(EVENTS_TABLE, directoryLines);
+  }
+
+  private static boolean fits(Table<?> table, Set<String> lines) {
+    String prefix = "column " + table.getName() + ".";
+    Set<String> expected =
+        ExpectedCatalog.linesOf(table).stream()
+            .filter(l -> l.startsWith(prefix))
+            .collect(Collectors.toSet());
+    Set<String> actual =
+        lines.stream().filter(l -> l.startsWith(prefix)).collect(Collectors.toSet());
+    if (actual.isEmpty() || !expected.containsAll(actual)) {
+      return false;
+    }
+    for (Field<?> f : table.fields()) {
+      boolean present = actual.stream().anyMatch(l -> l.startsWith(prefix + f.getName() + " "));
+      if (!present && !f.getDataType().nullable() && !f.getDataType().defaulted()) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * The names of the columns of the shared {@code tasks}.
+   *
+   * @param directoryLines the directory schema's catalog lines
+   * @return the column names
+   */
+  static Set<String> taskColumns(Set<String> directoryLines) {
+    String prefix = "column " + TASKS + ".";
+    return directoryLines.stream()
+        .filter(l -> l.startsWith(prefix))
+        .map(l -> l.substring(prefix.length(), l.indexOf(' ', prefix.length())))
+        .collect(Collectors.toSet());
   }
 
   /**
    * What the shared tables hold, per domain (two statements).
    *
    * @param ctx a context over the database
+   * @param directoryLines the directory schema's catalog lines (for the shared columns)
    * @return each domain with its task and event counts, in domain order, and the events that belong
    *     to no task
    */
-  Census census(DSLContext ctx) {
+  Census census(DSLContext ctx, Set<String> directoryLines) {
     List<SharedTablesReport.MovedDomain> domains = new ArrayList<>();
     List<Record2<String, Integer>> taskCounts =
         ctx.select(taskDomain, count()).from(tasks).groupBy(taskDomain).orderBy(taskDomain).fetch();
@@ -124,7 +161,7 @@ final class SharedTables {
               eventCounts.getOrDefault(domain, 0)));
     }
     long orphans = eventCounts.getOrDefault(null, 0);
-    return new Census(domains, orphans);
+    return new Census(domains, orphans, taskColumns(directoryLines));
   }
 
   /**
@@ -132,8 +169,10 @@ final class SharedTables {
    *
    * @param domains per domain, its counts and new schema
    * @param orphanEvents events whose task is in no shared task row
+   * @param taskColumns the columns of the shared {@code tasks} (those copied)
    */
-  record Census(List<SharedTablesReport.MovedDomain> domains, long orphanEvents) {}
+  record Census(
+      List<SharedTablesReport.MovedDomain> domains, long orphanEvents, Set<String> taskColumns) {}
 
   /**
    * Moves the data of every domain into its (already made, empty) schema, in one transaction, under
@@ -173,13 +212,11 @@ final class SharedTables {
           return false;
         }
         for (SharedTablesReport.MovedDomain d : census.domains()) {
-          moveDomain(
-              DSL.using(
-                  mapped
-                      .forSchema(d.schema())
-                      .configuration()
-                      .derive(new DefaultConnectionProvider(c))),
-              d);
+          moveDomain(onTransaction(mapped, d.schema(), c), d, census.taskColumns());
+        }
+        // blocked needs every domain's routes (a dependency may be in another domain)
+        for (SharedTablesReport.MovedDomain d : census.domains()) {
+          ClaimIndex.recomputeBlocked(onTransaction(mapped, d.schema(), c));
         }
         tx.alterTable(table(name(directorySchema, TASKS))).renameTo(name(TASKS_KEPT)).execute();
         tx.alterTable(table(name(directorySchema, EVENTS))).renameTo(name(EVENTS_KEPT)).execute();
@@ -192,7 +229,13 @@ final class SharedTables {
     }
   }
 
-  private void moveDomain(DSLContext tx, SharedTablesReport.MovedDomain d) {
+  private static DSLContext onTransaction(RenderMappedDsl mapped, String schema, Connection c) {
+    return DSL.using(
+        mapped.forSchema(schema).configuration().derive(new DefaultConnectionProvider(c)));
+  }
+
+  private void moveDomain(
+      DSLContext tx, SharedTablesReport.MovedDomain d, Set<String> sharedTaskColumns) {
     if (tx.fetchExists(TASKS_TABLE) || tx.fetchExists(EVENTS_TABLE)) {
       throw new MoveRefusedException(
           "schema "
@@ -222,12 +265,16 @@ final class SharedTables {
               + d.schema()
               + "; the shared tables were not moved (nothing changed)");
     }
+    List<Field<?>> target = new ArrayList<>();
     List<Field<?>> source = new ArrayList<>();
     for (Field<?> f : TASKS_TABLE.fields()) {
-      source.add(field(name("t", f.getName()), f.getDataType()));
+      if (sharedTaskColumns.contains(f.getName())) {
+        target.add(f);
+        source.add(field(name("t", f.getName()), f.getDataType()));
+      }
     }
     tx.insertInto(TASKS_TABLE)
-        .columns(TASKS_TABLE.fields())
+        .columns(target)
         .select(select(source).from(tasks).where(taskDomain.eq(d.domain())))
         .execute();
     tx.insertInto(
@@ -254,6 +301,9 @@ final class SharedTables {
                 .from(tasks)
                 .where(taskDomain.eq(d.domain())))
         .execute();
+    // what claims derive from the rows (claim classes, dependency edges), by the code the live
+    // operations and the replay use
+    ClaimIndex.rebuildDomain(tx, d.domain(), tx.selectFrom(TASKS_TABLE).fetch());
   }
 
   /** The move was refused before anything changed (a target holds rows, a route disagrees). */

@@ -52,6 +52,18 @@ public final class LedgerMigrations {
   /** The Flyway setting that makes its PostgreSQL lock a session lock instead of a transaction. */
   public static final String SESSION_LOCK = "flyway.postgresql.transactional.lock=false";
 
+  /**
+   * The latest version of the directory set this code was built with (a test checks it against the
+   * scripts on the class path).
+   */
+  public static final String DIRECTORY_VERSION = "3";
+
+  /**
+   * The latest version of the domain set this code was built with (a test checks it against the
+   * scripts on the class path).
+   */
+  public static final String DOMAIN_VERSION = "6";
+
   private LedgerMigrations() {}
 
   /**

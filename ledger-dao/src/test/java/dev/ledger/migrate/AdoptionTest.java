@@ -2,13 +2,15 @@ package dev.ledger.migrate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ledger.Ledger;
+import dev.ledger.LedgerConfig;
 import dev.ledger.schema.DomainSchemas;
+import dev.ledger.schema.LedgerMigrations;
 import dev.ledger.testing.Fixtures;
 import dev.ledger.testing.PostgresExtension;
 import dev.ledger.testing.TestServer;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -84,7 +86,8 @@ class AdoptionTest {
 
       assertThat(report.ok()).as("%s", report.schemas()).isTrue();
       assertThat(report.directory().state()).isEqualTo(SchemaState.ADOPTED);
-      assertThat(report.directory().applied()).containsExactly("1", "2");
+      assertThat(report.directory().applied())
+          .containsExactlyElementsOf(TestDatabases.versions(1, LedgerMigrations.DIRECTORY_VERSION));
       assertThat(report.sharedTables().moved()).isTrue();
       assertThat(report.sharedTables().error()).isNull();
       assertThat(report.sharedTables().eventsLeftBehind()).isZero();
@@ -103,8 +106,9 @@ class AdoptionTest {
               SHARED_DOMAINS.stream().map(DomainSchemas::schemaName).toList());
       for (SchemaReport r : report.domains()) {
         assertThat(r.state()).isEqualTo(SchemaState.CREATED);
-        assertThat(r.applied()).containsExactly("1", "2", "3", "4", "5");
-        assertThat(r.versionAfter()).isEqualTo("5");
+        assertThat(r.applied())
+            .containsExactlyElementsOf(TestDatabases.versions(1, LedgerMigrations.DOMAIN_VERSION));
+        assertThat(r.versionAfter()).isEqualTo(LedgerMigrations.DOMAIN_VERSION);
         assertThat(r.checksums()).isEqualTo(ChecksumState.MATCH);
       }
 
@@ -136,6 +140,7 @@ class AdoptionTest {
                         + " AND tablename IN ('tasks', 'events')"))
             .isZero();
       }
+      assertReplayReproducesTheProjection(db, SHARED_DOMAINS, true);
       assertSecondRunIsANoOp(db, 3);
     } finally {
       PostgresExtension.dropDatabase(db);
@@ -176,7 +181,8 @@ class AdoptionTest {
         for (String domain : domains) {
           String s = "\"" + DomainSchemas.schemaName(domain) + "\"";
           before.put(
-              domain + "/tasks", Fixtures.rows(c, "SELECT * FROM " + s + ".tasks ORDER BY id"));
+              domain + "/tasks",
+              Fixtures.rows(c, "SELECT " + TASKS_SELECT + " FROM " + s + ".tasks ORDER BY id"));
           before.put(
               domain + "/events", Fixtures.rows(c, "SELECT * FROM " + s + ".events ORDER BY seq"));
           if (promotions > 0) {
@@ -198,18 +204,18 @@ class AdoptionTest {
       assertThat(report.ok()).as("%s", report.schemas()).isTrue();
       assertThat(report.sharedTables()).isNull();
       assertThat(report.directory().state()).isEqualTo(SchemaState.ADOPTED);
-      assertThat(report.directory().applied()).containsExactly("1", "2");
+      assertThat(report.directory().applied())
+          .containsExactlyElementsOf(TestDatabases.versions(1, LedgerMigrations.DIRECTORY_VERSION));
       assertThat(report.domains()).hasSize(domains.size());
-      List<String> rest = new ArrayList<>();
-      for (int v = Integer.parseInt(shape.baselineVersion()) + 1; v <= 5; v++) {
-        rest.add(Integer.toString(v));
-      }
+      List<String> rest =
+          TestDatabases.versions(
+              Integer.parseInt(shape.baselineVersion()) + 1, LedgerMigrations.DOMAIN_VERSION);
       for (SchemaReport r : report.domains()) {
         assertThat(r.state()).as(r.schema()).isEqualTo(SchemaState.ADOPTED);
         assertThat(r.adoptedShape()).isEqualTo(shape);
         assertThat(r.versionBefore()).isNull();
         assertThat(r.applied()).containsExactlyElementsOf(rest);
-        assertThat(r.versionAfter()).isEqualTo("5");
+        assertThat(r.versionAfter()).isEqualTo(LedgerMigrations.DOMAIN_VERSION);
         assertThat(r.catalogExtras()).isEmpty();
       }
 
@@ -217,7 +223,8 @@ class AdoptionTest {
         long promotionRows = 0;
         for (String domain : domains) {
           String s = "\"" + DomainSchemas.schemaName(domain) + "\"";
-          assertThat(Fixtures.rows(c, "SELECT * FROM " + s + ".tasks ORDER BY id"))
+          assertThat(
+                  Fixtures.rows(c, "SELECT " + TASKS_SELECT + " FROM " + s + ".tasks ORDER BY id"))
               .isEqualTo(before.get(domain + "/tasks"));
           assertThat(Fixtures.rows(c, "SELECT * FROM " + s + ".events ORDER BY seq"))
               .isEqualTo(before.get(domain + "/events"));
@@ -256,6 +263,7 @@ class AdoptionTest {
         }
         assertThat(allEvents).isEqualTo(events);
       }
+      assertReplayReproducesTheProjection(db, domains, false);
       assertSecondRunIsANoOp(db, domains.size());
     } finally {
       PostgresExtension.dropDatabase(db);
@@ -278,6 +286,70 @@ class AdoptionTest {
             Fixtures.count(
                 c, "SELECT count(*) FROM " + quotedSchema + ".tasks WHERE status = 'completed'"))
         .isPositive();
+  }
+
+  /**
+   * A replay ({@link Ledger#rebuild()}) gives back the projection the migration left, row for row:
+   * tasks, promotions, routes, claim classes and dependency edges. {@code tasks.blocked} is
+   * compared too where the job computed it (the shared-tables move); a schema upgraded in place to
+   * domain V6 starts with {@code blocked = false} by that migration's design, and the replay sets
+   * it, so there the test checks the replay set it exactly on the tasks with an open dependency.
+   */
+  private static void assertReplayReproducesTheProjection(
+      String db, List<String> domains, boolean blockedComputed) throws SQLException {
+    Map<String, List<List<String>>> before = projection(db, domains, blockedComputed);
+    Ledger ledger =
+        Ledger.open(TestDatabases.dataSource(db), LedgerConfig.builder().runtimeDdl(false).build());
+    assertThat(ledger.rebuild()).isPositive();
+    assertThat(projection(db, domains, blockedComputed)).isEqualTo(before);
+    if (!blockedComputed) {
+      try (Connection c = PostgresExtension.connect(db)) {
+        for (String domain : domains) {
+          String s = "\"" + DomainSchemas.schemaName(domain) + "\"";
+          assertThat(
+                  Fixtures.count(
+                      c,
+                      "SELECT count(*) FROM "
+                          + s
+                          + ".tasks t WHERE t.blocked <> EXISTS ("
+                          + "SELECT 1 FROM public.ledger_dependencies d"
+                          + " LEFT JOIN public.ledger_tasks r ON r.id = d.depends_on"
+                          + " WHERE d.task_id = t.id AND (r.completed IS NULL OR NOT r.completed))"))
+              .isZero();
+        }
+      }
+    }
+  }
+
+  private static Map<String, List<List<String>>> projection(
+      String db, List<String> domains, boolean withBlocked) throws SQLException {
+    Map<String, List<List<String>>> out = new LinkedHashMap<>();
+    try (Connection c = PostgresExtension.connect(db)) {
+      for (String domain : domains) {
+        String s = "\"" + DomainSchemas.schemaName(domain) + "\"";
+        out.put(
+            domain + "/tasks",
+            Fixtures.rows(
+                c,
+                "SELECT "
+                    + TASKS_SELECT
+                    + (withBlocked ? ", blocked" : "")
+                    + " FROM "
+                    + s
+                    + ".tasks ORDER BY id"));
+        out.put(
+            domain + "/promotions",
+            Fixtures.rows(c, "SELECT * FROM " + s + ".promotions ORDER BY seq"));
+        out.put(
+            domain + "/claim_classes",
+            Fixtures.rows(c, "SELECT * FROM " + s + ".claim_classes ORDER BY 1, 2"));
+      }
+      out.put("ledger_tasks", Fixtures.rows(c, "SELECT * FROM public.ledger_tasks ORDER BY id"));
+      out.put(
+          "ledger_dependencies",
+          Fixtures.rows(c, "SELECT * FROM public.ledger_dependencies ORDER BY 1, 2"));
+    }
+    return out;
   }
 
   private static void assertSecondRunIsANoOp(String db, int domains) {

@@ -43,11 +43,15 @@ class ExpectedCatalogTest {
 
     Map<String, Catalog.Fingerprint> prints = catalog.fingerprints(null);
     assertThat(prints.get(schema).fingerprint()).isEqualTo(ExpectedCatalog.DOMAIN.fingerprint());
-    assertThat(prints.get(schema).tables())
-        .containsExactlyInAnyOrder("events", "tasks", "promotions", "flyway_schema_history");
+    Set<String> domainTables = new java.util.TreeSet<>(ExpectedCatalog.DOMAIN.tables());
+    domainTables.add("flyway_schema_history");
+    assertThat(prints.get(schema).tables()).containsExactlyInAnyOrderElementsOf(domainTables);
+    assertThat(domainTables).contains("events", "tasks", "promotions");
     assertThat(prints.get("public").fingerprint())
         .isEqualTo(ExpectedCatalog.DIRECTORY.fingerprint());
-    assertThat(prints.get("public").tables())
-        .containsExactlyInAnyOrder("ledger_domains", "ledger_tasks", "ledger_directory_history");
+    Set<String> directoryTables = new java.util.TreeSet<>(ExpectedCatalog.DIRECTORY.tables());
+    directoryTables.add("ledger_directory_history");
+    assertThat(prints.get("public").tables()).containsExactlyInAnyOrderElementsOf(directoryTables);
+    assertThat(directoryTables).contains("ledger_domains", "ledger_tasks");
   }
 }

@@ -74,6 +74,19 @@ final class TestDatabases {
     }
   }
 
+  /**
+   * The versions from one to the latest, as strings.
+   *
+   * @param from the first, e.g. 1
+   * @param latest the last, e.g. {@link LedgerMigrations#DOMAIN_VERSION}
+   * @return e.g. {@code ["1", "2", "3"]}
+   */
+  static List<String> versions(int from, String latest) {
+    return java.util.stream.IntStream.rangeClosed(from, Integer.parseInt(latest))
+        .mapToObj(Integer::toString)
+        .toList();
+  }
+
   /** A data source that counts the connections taken from it. */
   static final class Counting implements DataSource {
     private final DataSource delegate;

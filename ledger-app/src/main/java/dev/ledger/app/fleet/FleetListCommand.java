@@ -2,8 +2,8 @@ package dev.ledger.app.fleet;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.ledger.app.ExitCodes;
-import dev.ledger.app.LedgerCommand;
 import dev.ledger.app.migrate.Json;
+import dev.ledger.app.migrate.RedactingCommand;
 import dev.ledger.app.migrate.ReportText;
 import dev.ledger.migrate.Fleet;
 import dev.ledger.migrate.TenantInfo;
@@ -18,7 +18,7 @@ import picocli.CommandLine.Option;
     name = "list",
     mixinStandardHelpOptions = true,
     description = "List the registered tenants, their status and why degraded (never their DSN).")
-public final class FleetListCommand extends LedgerCommand {
+public final class FleetListCommand extends RedactingCommand {
 
   @Mixin ControlOptions control;
 

@@ -2,8 +2,8 @@ package dev.ledger.app.fleet;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.ledger.app.ExitCodes;
-import dev.ledger.app.LedgerCommand;
 import dev.ledger.app.migrate.Json;
+import dev.ledger.app.migrate.RedactingCommand;
 import dev.ledger.migrate.Dsn;
 import dev.ledger.migrate.Fleet;
 import java.util.Map;
@@ -18,7 +18,7 @@ import picocli.CommandLine.Option;
     name = "register",
     mixinStandardHelpOptions = true,
     description = "Register a tenant (or re-point it): its DSN is stored, its status provisioning.")
-public final class FleetRegisterCommand extends LedgerCommand {
+public final class FleetRegisterCommand extends RedactingCommand {
 
   @Mixin ControlOptions control;
 

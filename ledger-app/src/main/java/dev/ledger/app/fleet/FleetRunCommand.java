@@ -2,9 +2,9 @@ package dev.ledger.app.fleet;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.ledger.app.ExitCodes;
-import dev.ledger.app.LedgerCommand;
 import dev.ledger.app.migrate.Json;
 import dev.ledger.app.migrate.Progress;
+import dev.ledger.app.migrate.RedactingCommand;
 import dev.ledger.app.migrate.ReportText;
 import dev.ledger.migrate.Fleet;
 import dev.ledger.migrate.FleetReport;
@@ -17,7 +17,7 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** What {@code fleet plan} and {@code fleet migrate} share. */
-abstract class FleetRunCommand extends LedgerCommand {
+abstract class FleetRunCommand extends RedactingCommand {
 
   @Mixin ControlOptions control;
 

@@ -1,9 +1,7 @@
 package dev.ledger.app.migrate;
 
-import dev.ledger.app.Database;
 import dev.ledger.app.DatabaseOptions;
 import dev.ledger.app.ExitCodes;
-import dev.ledger.app.LedgerCommand;
 import dev.ledger.migrate.AdvisoryLocks;
 import dev.ledger.migrate.MigrationJob;
 import dev.ledger.migrate.MigrationReport;
@@ -11,7 +9,7 @@ import dev.ledger.migrate.Operation;
 import picocli.CommandLine.Mixin;
 
 /** What {@code migrate}, {@code plan} and {@code status} share: open, run the job, render. */
-abstract class JobCommand extends LedgerCommand {
+abstract class JobCommand extends RedactingCommand {
 
   @Mixin DatabaseOptions database;
 
@@ -36,8 +34,9 @@ abstract class JobCommand extends LedgerCommand {
   @Override
   protected int run() throws Exception {
     int parallelism = parallelism();
-    try (Database db = database.open(parallelism + 2, this::secret);
+    try (DatabaseOptions.OpenDatabase db = database.open(parallelism + 2);
         Progress progress = Progress.on(err(), commandName(), "schemas")) {
+      secret(db.dsn());
       MigrationJob job =
           MigrationJob.builder()
               .dataSource(db.dataSource())

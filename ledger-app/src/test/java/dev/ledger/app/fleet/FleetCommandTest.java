@@ -40,6 +40,12 @@ class FleetCommandTest {
   @RegisterExtension static final PostgresExtension CONTROL = new PostgresExtension();
 
   private static final ObjectMapper JSON = new ObjectMapper();
+  private static final int DIRECTORY = Integer.parseInt(LedgerMigrations.DIRECTORY_VERSION);
+  private static final int DOMAIN = Integer.parseInt(LedgerMigrations.DOMAIN_VERSION);
+  private static final int EMPTY = DIRECTORY;
+  private static final int REFERENCE = DIRECTORY + 3 * (DOMAIN - 1); // 3 schemas baselined at 1
+  private static final int PROMOTIONS = DIRECTORY + 2 * (DOMAIN - 2); // 2 schemas baselined at 2
+  private static final int BEHIND = 3 * (DOMAIN - 3); // 3 schemas at version 3
 
   @Test
   void six_tenants_one_unreachable_one_edited_end_four_active_two_degraded_and_leak_no_password()
@@ -121,10 +127,10 @@ class FleetCommandTest {
       captured.add(plan.all());
       assertThat(plan.exit()).isEqualTo(ExitCodes.DEGRADED);
       Map<String, JsonNode> planned = byTenant(JSON.readTree(plan.out()));
-      assertThat(planned.get("t1-empty").get("pending").asInt()).isEqualTo(2);
-      assertThat(planned.get("t2-reference").get("pending").asInt()).isEqualTo(2 + 3 * 4);
-      assertThat(planned.get("t3-promotions").get("pending").asInt()).isEqualTo(2 + 2 * 3);
-      assertThat(planned.get("t4-behind").get("pending").asInt()).isEqualTo(3 * 2);
+      assertThat(planned.get("t1-empty").get("pending").asInt()).isEqualTo(EMPTY);
+      assertThat(planned.get("t2-reference").get("pending").asInt()).isEqualTo(REFERENCE);
+      assertThat(planned.get("t3-promotions").get("pending").asInt()).isEqualTo(PROMOTIONS);
+      assertThat(planned.get("t4-behind").get("pending").asInt()).isEqualTo(BEHIND);
       assertThat(planned.get("t5-unreachable").get("error").asText()).contains("unreachable");
       assertThat(planned.get("t6-edited").get("error").asText())
           .contains("V2 (V2__promotions.sql)");
@@ -139,10 +145,10 @@ class FleetCommandTest {
       assertThat(report.at("/report/active").asInt()).isEqualTo(4);
       assertThat(report.at("/report/degraded").asInt()).isEqualTo(2);
       Map<String, JsonNode> tenants = byTenant(report);
-      assertThat(tenants.get("t1-empty").get("applied").asInt()).isEqualTo(2);
-      assertThat(tenants.get("t2-reference").get("applied").asInt()).isEqualTo(2 + 3 * 4);
-      assertThat(tenants.get("t3-promotions").get("applied").asInt()).isEqualTo(2 + 2 * 3);
-      assertThat(tenants.get("t4-behind").get("applied").asInt()).isEqualTo(3 * 2);
+      assertThat(tenants.get("t1-empty").get("applied").asInt()).isEqualTo(EMPTY);
+      assertThat(tenants.get("t2-reference").get("applied").asInt()).isEqualTo(REFERENCE);
+      assertThat(tenants.get("t3-promotions").get("applied").asInt()).isEqualTo(PROMOTIONS);
+      assertThat(tenants.get("t4-behind").get("applied").asInt()).isEqualTo(BEHIND);
       for (String ok : List.of("t1-empty", "t2-reference", "t3-promotions", "t4-behind")) {
         assertThat(tenants.get(ok).get("status").asText()).isEqualTo("active");
         assertThat(tenants.get(ok).get("error").isNull()).isTrue();

@@ -8,6 +8,7 @@ import dev.ledger.app.Cli;
 import dev.ledger.app.ExitCodes;
 import dev.ledger.migrate.AdvisoryLocks;
 import dev.ledger.schema.DomainSchemas;
+import dev.ledger.schema.LedgerMigrations;
 import dev.ledger.testing.Fixtures;
 import dev.ledger.testing.PostgresExtension;
 import java.io.File;
@@ -39,7 +40,8 @@ class FleetProcessesTest {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final int TENANTS = 4;
   private static final int DOMAINS = 6;
-  private static final int MIGRATIONS_PER_TENANT = DOMAINS * 6; // V1..V5 + the concurrent V6
+  private static final List<String> VERSIONS = versions();
+  private static final int MIGRATIONS_PER_TENANT = DOMAINS * VERSIONS.size();
 
   @RegisterExtension static final PostgresExtension CONTROL = new PostgresExtension();
 
@@ -150,6 +152,16 @@ class FleetProcessesTest {
         PostgresExtension.dropDatabase(db);
       }
     }
+  }
+
+  /** The main domain set's versions, then the test's concurrent-index V900. */
+  private static List<String> versions() {
+    List<String> out = new ArrayList<>();
+    for (int v = 1; v <= Integer.parseInt(LedgerMigrations.DOMAIN_VERSION); v++) {
+      out.add(Integer.toString(v));
+    }
+    out.add("900");
+    return List.copyOf(out);
   }
 
   private Process start(Path dir, String name) throws Exception {

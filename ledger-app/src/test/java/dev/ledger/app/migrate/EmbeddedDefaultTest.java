@@ -18,9 +18,9 @@ class EmbeddedDefaultTest {
     Cli.Result first = Cli.run("migrate", "--ledger-home", home.toString());
     assertThat(first.exit()).as(first.err()).isEqualTo(ExitCodes.OK);
     assertThat(first.out())
-        .contains("embedded PostgreSQL in " + home.resolve("pgdata"))
+        .contains("embedded PostgreSQL in " + home.resolve("postgres"))
         .contains("public  (directory)  migrated");
-    assertThat(Files.exists(home.resolve("pgdata").resolve("PG_VERSION"))).isTrue();
+    assertThat(Files.exists(home.resolve("postgres").resolve("PG_VERSION"))).isTrue();
 
     Cli.Result second = Cli.run("migrate", "--ledger-home", home.toString());
     assertThat(second.exit()).as(second.err()).isEqualTo(ExitCodes.OK);

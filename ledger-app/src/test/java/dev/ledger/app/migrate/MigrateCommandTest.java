@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ledger.app.Cli;
 import dev.ledger.app.ExitCodes;
 import dev.ledger.schema.DomainSchemas;
+import dev.ledger.schema.LedgerMigrations;
 import dev.ledger.testing.Fixtures;
 import dev.ledger.testing.PostgresExtension;
 import dev.ledger.testing.TestServer;
@@ -48,7 +49,8 @@ class MigrateCommandTest {
       assertThat(migrated.at("/report/directory/state").asText()).isEqualTo("adopted");
       assertThat(migrated.at("/report/counts/created").asInt()).isEqualTo(3);
       assertThat(migrated.at("/report/domains/0/state").asText()).isEqualTo("created");
-      assertThat(migrated.at("/report/domains/0/applied")).hasSize(5);
+      assertThat(migrated.at("/report/domains/0/applied"))
+          .hasSize(Integer.parseInt(LedgerMigrations.DOMAIN_VERSION));
 
       Cli.Result again = Cli.run("migrate", "--url", url);
       assertThat(again.exit()).isEqualTo(ExitCodes.OK);

@@ -1,0 +1,49 @@
+package dev.ledger.app;
+
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.TypeConversionException;
+
+/**
+ * Reads durations as operators write them: {@code 500ms}, {@code 30s}, {@code 5m}, {@code 2h},
+ * {@code 1d}, or ISO-8601 ({@code PT5M}).
+ */
+public final class Durations implements ITypeConverter<Duration> {
+
+  private static final Pattern SHORT = Pattern.compile("(\\d{1,9})(ms|s|m|h|d)");
+
+  @Override
+  public Duration convert(String value) {
+    return parse(value);
+  }
+
+  /**
+   * Parses a duration.
+   *
+   * @param value e.g. {@code 5m}
+   * @return the duration
+   * @throws TypeConversionException naming the allowed forms when the value fits none
+   */
+  public static Duration parse(String value) {
+    Matcher m = SHORT.matcher(value.trim());
+    if (m.matches()) {
+      long n = Long.parseLong(m.group(1));
+      return switch (m.group(2)) {
+        case "ms" -> Duration.ofMillis(n);
+        case "s" -> Duration.ofSeconds(n);
+        case "m" -> Duration.ofMinutes(n);
+        case "h" -> Duration.ofHours(n);
+        default -> Duration.ofDays(n);
+      };
+    }
+    try {
+      return Duration.parse(value.trim());
+    } catch (DateTimeParseException e) {
+      throw new TypeConversionException(
+          "'" + value + "' is not a duration; use e.g. 500ms, 30s, 5m, 2h, 1d or PT5M");
+    }
+  }
+}

@@ -1,0 +1,461 @@
+package dev.ledger.app.task;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.ledger.Label;
+import dev.ledger.Lease;
+import dev.ledger.Ledger;
+import dev.ledger.LoggedEvent;
+import dev.ledger.Status;
+import dev.ledger.Task;
+import dev.ledger.TaskSpec;
+import dev.ledger.app.Durations;
+import dev.ledger.app.ExitCodes;
+import dev.ledger.app.LedgerCommand;
+import dev.ledger.app.Output;
+import java.io.PrintWriter;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** The {@code task} subcommands, each a thin layer over one {@link Ledger} operation. */
+public final class TaskCommands {
+
+  private TaskCommands() {}
+
+  /** {@code task file}. */
+  @Command(
+      name = "file",
+      mixinStandardHelpOptions = true,
+      description = "File a task (born proposed); prints its id.",
+      footer = {
+        "",
+        "Example:",
+        "  ledger-app task file --domain payments --title 'Reconcile batch 42' \\",
+        "      --priority 5 --requires sql --label internal --origin tracker:ops \\",
+        "      --upstream-event evt-42"
+      })
+  public static final class File extends LedgerCommand {
+    @Option(names = "--domain", required = true, description = "The domain.")
+    String domain;
+
+    @Option(names = "--title", required = true, description = "The title (1-500 characters).")
+    String title;
+
+    @Option(names = "--body", defaultValue = "", description = "The body.")
+    String body;
+
+    @Option(names = "--priority", defaultValue = "0", description = "Higher is claimed first.")
+    long priority;
+
+    @Option(names = "--requires", paramLabel = "R", description = "A requirement (repeatable).")
+    List<String> requires = new ArrayList<>();
+
+    @Option(
+        names = "--label",
+        defaultValue = "public",
+        description = "public, internal, confidential or restricted (default: ${DEFAULT-VALUE}).")
+    String label;
+
+    @Option(names = "--depends-on", paramLabel = "ID", description = "A dependency (repeatable).")
+    List<String> dependsOn = new ArrayList<>();
+
+    @Option(names = "--origin", description = "Where the task comes from.")
+    String origin;
+
+    @Option(
+        names = "--upstream-event",
+        description = "The upstream event (with --origin: filing it again returns the same id).")
+    String upstreamEvent;
+
+    @Option(names = "--created-by", defaultValue = "ledger-app", description = "Who files it.")
+    String createdBy;
+
+    @Override
+    protected int run(Ledger ledger, PrintWriter out) {
+      String id =
+          ledger.file(
+              TaskSpec.builder(domain, title)
+                  .body(body)
+                  .priority(priority)
+                  .requirements(requires)
+                  .classification(Label.parse(label))
+                  .dependsOn(dependsOn)
+                  .origin(origin, upstreamEvent)
+                  .createdBy(createdBy)
+                  .build());
+      if (json) {
+        Output.json(out, Output.object().put("id", id));
+      } else {
+        out.println(id);
+      }
+      return ExitCodes.OK;
+    }
+  }
+
+  /** {@code task admit}. */
+  @Command(
+      name = "admit",
+      mixinStandardHelpOptions = true,
+      description = "Admit a proposed task to the queue.",
+      footer = {"", "Example:", "  ledger-app task admit t00064a1b2c3d4e5-9f00aa11"})
+  public static final class Admit extends LedgerCommand {
+    @Parameters(paramLabel = "ID", description = "The task id.")
+    String id;
+
+    @Override
+    protected int run(Ledger ledger, PrintWriter out) {
+      ledger.admit(id);
+      return done(out, json, id, "admitted");
+    }
+  }
+
+  /** {@code task claim}. */
+  @Command(
+      name = "claim",
+      mixinStandardHelpOptions = true,
+      description = {
+        "Claim the next claimable task of a domain; prints the task and a lease token.",
+        "Exits " + ExitCodes.NOTHING + " when nothing is claimable."
+      },
+      footer = {
+        "",
+        "Example:",
+        "  ledger-app task claim --domain payments --holder worker-1 --lease 5m \\",
+        "      --can sql --can java --handling confidential"
+      })
+  public static final class Claim extends LedgerCommand {
+    @Option(names = "--domain", required = true, description = "The domain.")
+    String domain;
+
+    @Option(names = "--holder", required = true, description = "Who claims.")
+    String holder;
+
+    @Option(
+        names = "--lease",
+        defaultValue = "5m",
+        converter = Durations.class,
+        description = "Lease length, e.g. 30s, 5m, 1h (default: ${DEFAULT-VALUE}).")
+    Duration lease;
+
+    @Option(names = "--can", paramLabel = "R", description = "A requirement met (repeatable).")
+    List<String> can = new ArrayList<>();
+
+    @Option(
+        names = "--handling",
+        defaultValue = "public",
+        description = "Highest label handled (default: ${DEFAULT-VALUE}).")
+    String handling;
+
+    @Override
+    protected int run(Ledger ledger, PrintWriter out) {
+      Optional<Lease> claimed = ledger.claimNext(domain, holder, lease, can, Label.parse(handling));
+      if (claimed.isEmpty()) {
+        if (json) {
+          Output.json(out, Output.object().putNull("id").putNull("lease"));
+        } else {
+          out.println("nothing to claim in " + domain);
+        }
+        return ExitCodes.NOTHING;
+      }
+      Lease l = claimed.get();
+      Task t = ledger.get(l.taskId());
+      if (json) {
+        ObjectNode o = Output.lease(l);
+        o.set("task", Output.task(t));
+        Output.json(out, o);
+      } else {
+        out.println(t.id() + "  " + Output.fit(t.spec().title(), Output.WIDTH - 26));
+        out.println("lease " + l.token());
+        out.println("until " + Output.time(l.until()) + " (attempt " + l.attempt() + ")");
+      }
+      return ExitCodes.OK;
+    }
+  }
+
+  /** {@code task heartbeat}. */
+  @Command(
+      name = "heartbeat",
+      mixinStandardHelpOptions = true,
+      description = "Extend a lease; a stale lease is refused.",
+      footer = {"", "Example:", "  ledger-app task heartbeat --lease <token> --extend 5m"})
+  public static final class Heartbeat extends LedgerCommand {
+    @Option(names = "--lease", required = true, paramLabel = "TOKEN", description = "The lease.")
+    String token;
+
+    @Option(
+        names = "--extend",
+        defaultValue = "5m",
+        converter = Durations.class,
+        description = "New lease length from now (default: ${DEFAULT-VALUE}).")
+    Duration extend;
+
+    @Override
+    protected int run(Ledger ledger, PrintWriter out) {
+      Lease l = ledger.heartbeat(Lease.parse(token), extend);
+      if (json) {
+        Output.json(out, Output.lease(l));
+      } else {
+        out.println(l.taskId() + " leased until " + Output.time(l.until()));
+      }
+      return ExitCodes.OK;
+    }
+  }
+
+  /** {@code task release}. */
+  @Command(
+      name = "release",
+      mixinStandardHelpOptions = true,
+      description = "Give a claimed task back to the queue.",
+      footer = {"", "Example:", "  ledger-app task release --lease <token>"})
+  public static final class Release extends LedgerCommand {
+    @Option(names = "--lease", required = true, paramLabel = "TOKEN", description = "The lease.")
+    String token;
+
+    @Override
+    protected int run(Ledger ledger, PrintWriter out) {
+      Lease l = Lease.parse(token);
+      ledger.release(l);
+      return done(out, json, l.taskId(), "released");
+    }
+  }
+
+  /** {@code task handoff}. */
+  @Command(
+      name = "handoff",
+      mixinStandardHelpOptions = true,
+      description = "Leave a handoff note on a claimed task.",
+      footer = {"", "Example:", "  ledger-app task handoff --lease <token> --text 'half done'"})
+  public static final class Handoff extends LedgerCommand {
+    @Option(names = "--lease", required = true, paramLabel = "TOKEN", description = "The lease.")
+    String token;
+
+    @Option(names = "--text", required = true, description = "The note.")
+    String text;
+
+    @Override
+    protected int run(Ledger ledger, PrintWriter out) {
+      Lease l = Lease.parse(token);
+      ledger.leaveHandoff(l, text);
+      return done(out, json, l.taskId(), "handoff left");
+    }
+  }
+
+  /** {@code task complete}. */
+  @Command(
+      name = "complete",
+      mixinStandardHelpOptions = true,
+      description = "Complete a claimed task; a stale lease is refused (exit 1).",
+      footer = {"", "Example:", "  ledger-app task complete --lease <token> --handoff 'merged'"})
+  public static final class Complete extends LedgerCommand {
+    @Option(names = "--lease", required = true, paramLabel = "TOKEN", description = "The lease.")
+    String token;
+
+    @Option(names = "--handoff", description = "The result note.")
+    String handoff;
+
+    @Override
+    protected int run(Ledger ledger, PrintWriter out) {
+      Lease l = Lease.parse(token);
+      ledger.complete(l, handoff);
+      return done(out, json, l.taskId(), "completed");
+    }
+  }
+
+  /** {@code task invalidate}. */
+  @Command(
+      name = "invalidate",
+      mixinStandardHelpOptions = true,
+      description = "Invalidate an open task.",
+      footer = {"", "Example:", "  ledger-app task invalidate <id> --reason duplicate"})
+  public static final class Invalidate extends LedgerCommand {
+    @Parameters(paramLabel = "ID", description = "The task id.")
+    String id;
+
+    @Option(names = "--reason", required = true, description = "Why.")
+    String reason;
+
+    @Option(names = "--superseded-by", paramLabel = "ID", description = "Its replacement.")
+    String supersededBy;
+
+    @Override
+    protected int run(Ledger ledger, PrintWriter out) {
+      ledger.invalidate(id, reason, supersededBy);
+      return done(out, json, id, "invalidated");
+    }
+  }
+
+  /** {@code task rescore}. */
+  @Command(
+      name = "rescore",
+      mixinStandardHelpOptions = true,
+      description = "Change an open task's priority.",
+      footer = {
+        "",
+        "Example:",
+        "  ledger-app task rescore <id> --priority 9 --why 'customer waiting'"
+      })
+  public static final class Rescore extends LedgerCommand {
+    @Parameters(paramLabel = "ID", description = "The task id.")
+    String id;
+
+    @Option(names = "--priority", required = true, description = "The new priority.")
+    long priority;
+
+    @Option(names = "--why", required = true, description = "Why.")
+    String why;
+
+    @Override
+    protected int run(Ledger ledger, PrintWriter out) {
+      ledger.rescore(id, priority, why);
+      return done(out, json, id, "rescored");
+    }
+  }
+
+  /** {@code task post}. */
+  @Command(
+      name = "post",
+      mixinStandardHelpOptions = true,
+      description = "Record where a completed task's result was posted.",
+      footer = {"", "Example:", "  ledger-app task post <id> --to tracker:ops"})
+  public static final class Post extends LedgerCommand {
+    @Parameters(paramLabel = "ID", description = "The task id.")
+    String id;
+
+    @Option(names = "--to", required = true, description = "Where.")
+    String to;
+
+    @Override
+    protected int run(Ledger ledger, PrintWriter out) {
+      ledger.post(id, to);
+      return done(out, json, id, "posted");
+    }
+  }
+
+  /** {@code task show}. */
+  @Command(
+      name = "show",
+      mixinStandardHelpOptions = true,
+      description = "Show a task and its event history.",
+      footer = {"", "Example:", "  ledger-app task show <id> --json"})
+  public static final class Show extends LedgerCommand {
+    @Parameters(paramLabel = "ID", description = "The task id.")
+    String id;
+
+    @Override
+    protected int run(Ledger ledger, PrintWriter out) {
+      Task t = ledger.get(id);
+      List<LoggedEvent> events = ledger.history(id);
+      if (json) {
+        ObjectNode o = Output.task(t);
+        o.set("events", Output.events(events));
+        Output.json(out, o);
+        return ExitCodes.OK;
+      }
+      int w = Output.WIDTH - 10;
+      out.println("id        " + t.id());
+      out.println("domain    " + Output.fit(t.spec().domain(), w));
+      out.println("title     " + Output.fit(t.spec().title(), w));
+      if (!t.spec().body().isEmpty()) {
+        out.println("body      " + Output.fit(t.spec().body(), w));
+      }
+      String status = t.status().wire();
+      if (t.status() == Status.CLAIMED) {
+        status +=
+            " by "
+                + t.holder()
+                + " until "
+                + Output.time(t.leaseUntil())
+                + ", attempt "
+                + t.attempts();
+      }
+      out.println("status    " + Output.fit(status, w));
+      out.println(
+          "priority  " + t.spec().priority() + "   label " + t.spec().classification().wire());
+      out.println("requires  " + Output.fit(join(t.spec().requirements()), w));
+      out.println("depends   " + Output.fit(join(t.spec().dependsOn()), w));
+      if (t.spec().origin() != null) {
+        String origin = t.spec().origin();
+        if (t.spec().upstreamEvent() != null) {
+          origin += " / " + t.spec().upstreamEvent();
+        }
+        out.println("origin    " + Output.fit(origin, w));
+      }
+      out.println(
+          "created   " + Output.time(t.created()) + " by " + Output.fit(t.spec().createdBy(), 30));
+      if (t.handoff() != null) {
+        out.println("handoff   " + Output.fit(t.handoff(), w));
+      }
+      if (t.reason() != null) {
+        out.println("reason    " + Output.fit(t.reason(), w));
+      }
+      if (t.postedTo() != null) {
+        out.println("posted to " + Output.fit(t.postedTo(), w));
+      }
+      out.println("events");
+      for (LoggedEvent e : events) {
+        String line = String.format("  %5d  %s  %s", e.seq(), Output.time(e.at()), e.kind());
+        out.println(Output.fit(line, Output.WIDTH));
+      }
+      return ExitCodes.OK;
+    }
+  }
+
+  /** {@code task list}. */
+  @Command(
+      name = "list",
+      mixinStandardHelpOptions = true,
+      description = "List a domain's tasks in a status, in claim order.",
+      footer = {"", "Example:", "  ledger-app task list --domain payments --status admitted"})
+  public static final class ListTasks extends LedgerCommand {
+    @Option(names = "--domain", required = true, description = "The domain.")
+    String domain;
+
+    @Option(
+        names = "--status",
+        defaultValue = "admitted",
+        description =
+            "proposed, admitted, claimed, completed or invalidated (default: ${DEFAULT-VALUE}).")
+    String status;
+
+    @Override
+    protected int run(Ledger ledger, PrintWriter out) {
+      List<Task> tasks = ledger.list(domain, Status.parse(status));
+      if (json) {
+        var a = Output.array();
+        tasks.forEach(t -> a.add(Output.task(t)));
+        Output.json(
+            out, Output.object().put("domain", domain).put("status", status).set("tasks", a));
+        return ExitCodes.OK;
+      }
+      out.println(String.format("%-26s %5s %-12s %s", "ID", "PRIO", "LABEL", "TITLE"));
+      for (Task t : tasks) {
+        out.println(
+            String.format(
+                "%-26s %5d %-12s %s",
+                t.id(),
+                t.spec().priority(),
+                t.spec().classification().wire(),
+                Output.fit(t.spec().title(), Output.WIDTH - 46)));
+      }
+      out.println(tasks.size() + " " + status + " task(s) in " + Output.fit(domain, 40));
+      return ExitCodes.OK;
+    }
+  }
+
+  static int done(PrintWriter out, boolean json, String id, String what) {
+    if (json) {
+      Output.json(out, Output.object().put("id", id).put("result", what));
+    } else {
+      out.println(id + " " + what);
+    }
+    return ExitCodes.OK;
+  }
+
+  private static String join(List<String> values) {
+    return values.isEmpty() ? "-" : String.join(", ", values);
+  }
+}

@@ -1,0 +1,259 @@
+package dev.ledger.app.task;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.ledger.app.ExitCodes;
+import dev.ledger.app.Main;
+import dev.ledger.testing.PostgresExtension;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import picocli.CommandLine;
+
+/** Every task command against real PostgreSQL: output, JSON and exit codes. */
+class TaskCommandsTest {
+
+  @RegisterExtension static final PostgresExtension PG = new PostgresExtension();
+
+  static final ObjectMapper JSON = new ObjectMapper();
+
+  record Run(int exit, String out, String err) {
+    JsonNode json() throws Exception {
+      return JSON.readTree(out);
+    }
+  }
+
+  static Run run(String... args) {
+    List<String> all = new ArrayList<>(List.of(args));
+    all.add("--url");
+    all.add(PG.jdbcUrl());
+    CommandLine cli = Main.commandLine();
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    cli.setOut(new PrintWriter(out));
+    cli.setErr(new PrintWriter(err));
+    int exit = cli.execute(all.toArray(String[]::new));
+    return new Run(exit, out.toString(), err.toString());
+  }
+
+  @Test
+  void file_claim_heartbeat_complete_round_trip_with_json() throws Exception {
+    Run filed =
+        run(
+            "task",
+            "file",
+            "--domain",
+            "cli",
+            "--title",
+            "Reconcile batch 42",
+            "--priority",
+            "5",
+            "--requires",
+            "sql",
+            "--label",
+            "internal",
+            "--origin",
+            "tracker:ops",
+            "--upstream-event",
+            "evt-42",
+            "--json");
+    assertThat(filed.exit()).isZero();
+    String id = filed.json().get("id").asText();
+    assertThat(id).startsWith("t");
+
+    Run again =
+        run(
+            "task",
+            "file",
+            "--domain",
+            "cli",
+            "--title",
+            "Reconcile batch 42",
+            "--origin",
+            "tracker:ops",
+            "--upstream-event",
+            "evt-42");
+    assertThat(again.out().trim()).isEqualTo(id);
+
+    assertThat(run("task", "admit", id).out().trim()).isEqualTo(id + " admitted");
+
+    Run none = run("task", "claim", "--domain", "cli", "--holder", "w1", "--json");
+    assertThat(none.exit()).isEqualTo(ExitCodes.NOTHING);
+    assertThat(none.json().get("id").isNull()).isTrue();
+
+    Run claimed =
+        run(
+            "task",
+            "claim",
+            "--domain",
+            "cli",
+            "--holder",
+            "w1",
+            "--lease",
+            "30s",
+            "--can",
+            "sql",
+            "--handling",
+            "internal",
+            "--json");
+    assertThat(claimed.exit()).isZero();
+    assertThat(claimed.json().get("id").asText()).isEqualTo(id);
+    String token = claimed.json().get("lease").asText();
+    assertThat(claimed.json().get("task").get("status").asText()).isEqualTo("claimed");
+
+    Run beat = run("task", "heartbeat", "--lease", token, "--extend", "2m", "--json");
+    assertThat(beat.exit()).isZero();
+    assertThat(beat.json().get("attempt").asInt()).isEqualTo(1);
+
+    assertThat(run("task", "handoff", "--lease", token, "--text", "half").exit()).isZero();
+    assertThat(run("task", "complete", "--lease", token, "--handoff", "merged").exit()).isZero();
+
+    Run stale = run("task", "complete", "--lease", token);
+    assertThat(stale.exit()).isEqualTo(ExitCodes.FAILED);
+    assertThat(stale.err().trim())
+        .startsWith("error: cannot complete task '" + id + "'")
+        .doesNotContain("\tat ")
+        .doesNotContain("password");
+
+    Run shown = run("task", "show", id, "--json");
+    assertThat(shown.json().get("id").asText()).isEqualTo(id);
+    assertThat(shown.json().get("status").asText()).isEqualTo("completed");
+    assertThat(shown.json().get("events"))
+        .extracting(e -> e.get("kind").asText())
+        .containsExactly(
+            "created", "admitted", "claimed", "heartbeat", "handoff_left", "completed");
+
+    Run text = run("task", "show", id);
+    assertThat(text.out()).contains("status    completed").contains("handoff   merged");
+    assertThat(text.out().lines()).allSatisfy(l -> assertThat(l.length()).isLessThanOrEqualTo(80));
+  }
+
+  @Test
+  void invalidate_rescore_post_list_and_domains() throws Exception {
+    String a = run("task", "file", "--domain", "ops", "--title", "a").out().trim();
+    String b =
+        run("task", "file", "--domain", "ops", "--title", "b", "--priority", "1").out().trim();
+    run("task", "admit", a);
+    run("task", "admit", b);
+    assertThat(run("task", "rescore", a, "--priority", "9", "--why", "urgent").exit()).isZero();
+    Run listed = run("task", "list", "--domain", "ops", "--status", "admitted", "--json");
+    assertThat(listed.json().get("tasks"))
+        .extracting(t -> t.get("id").asText())
+        .containsExactly(a, b);
+    assertThat(run("task", "invalidate", b, "--reason", "duplicate", "--superseded-by", a).exit())
+        .isZero();
+    Run post = run("task", "post", a, "--to", "tracker:ops");
+    assertThat(post.exit()).isEqualTo(ExitCodes.FAILED);
+    assertThat(post.err()).contains("only a completed task");
+
+    Run domains = run("domains", "--json");
+    JsonNode ops = null;
+    for (JsonNode d : domains.json().get("domains")) {
+      if (d.get("domain").asText().equals("ops")) {
+        ops = d;
+      }
+    }
+    assertThat(ops).isNotNull();
+    assertThat(ops.get("version").asText()).isEqualTo("5");
+    assertThat(ops.get("tasks").get("admitted").asLong()).isEqualTo(1);
+    assertThat(ops.get("tasks").get("invalidated").asLong()).isEqualTo(1);
+    Run text = run("domains");
+    assertThat(text.out()).contains("ops").contains("schema ledger_ops_");
+  }
+
+  @Test
+  void promote_promotions_scrub_and_replay() throws Exception {
+    String[] promote = {
+      "promote", "--domain", "docs", "--entry", "runbook/oncall", "--tier", "reviewed", "--by",
+      "dan", "--author", "erin", "--why", "SECRET-WHY", "--digest", "d1", "--json"
+    };
+    assertThat(run(promote).json().get("recorded").asBoolean()).isTrue();
+    assertThat(run(promote).json().get("recorded").asBoolean()).isFalse();
+    String t =
+        run("task", "file", "--domain", "docs", "--title", "SECRET-TITLE", "--origin", "entry:x")
+            .out()
+            .trim();
+    Run scrub =
+        run(
+            "scrub",
+            "--domain",
+            "docs",
+            "--entry",
+            "runbook/oncall",
+            "--origin",
+            "entry:x",
+            "--json");
+    assertThat(scrub.json().get("promotions").asInt()).isEqualTo(1);
+    assertThat(scrub.json().get("tasks").asInt()).isEqualTo(1);
+    Run promos = run("promotions", "--domain", "docs", "--entry", "runbook/oncall", "--json");
+    assertThat(promos.json().get("promotions").get(0).get("why_erased").asBoolean()).isTrue();
+    assertThat(promos.out()).doesNotContain("SECRET-WHY");
+    assertThat(run("task", "show", t).out()).doesNotContain("SECRET-TITLE");
+    Run replay = run("replay", "--json");
+    assertThat(replay.exit()).isZero();
+    assertThat(replay.json().get("events").asLong()).isPositive();
+  }
+
+  @Test
+  void bad_input_is_one_line_with_a_usage_exit_code() {
+    Run empty = run("task", "file", "--domain", "x", "--title", "");
+    assertThat(empty.exit()).isEqualTo(ExitCodes.USAGE);
+    assertThat(empty.err().trim()).isEqualTo("error: title: must not be empty");
+    Run lease = run("task", "claim", "--domain", "x", "--holder", "w", "--lease", "0s");
+    assertThat(lease.exit()).isEqualTo(ExitCodes.USAGE);
+    assertThat(lease.err().trim()).isEqualTo("error: lease: must be longer than zero");
+    Run badDuration = run("task", "claim", "--domain", "x", "--holder", "w", "--lease", "soon");
+    assertThat(badDuration.exit()).isEqualTo(ExitCodes.USAGE);
+    assertThat(badDuration.err()).contains("use e.g. 500ms, 30s, 5m");
+    Run token = run("task", "complete", "--lease", "not-a-token");
+    assertThat(token.exit()).isEqualTo(ExitCodes.USAGE);
+    assertThat(token.err()).contains("lease: not a lease token");
+    Run unknown = run("task", "admit", "t-none");
+    assertThat(unknown.exit()).isEqualTo(ExitCodes.FAILED);
+    assertThat(unknown.err().trim()).isEqualTo("error: no task with id 't-none'");
+    Run verbose = run("task", "admit", "t-none", "--verbose");
+    assertThat(verbose.err()).contains("TaskNotFoundException").contains("\tat ");
+  }
+
+  @Test
+  void every_command_has_help_with_an_example() {
+    for (String[] cmd :
+        List.of(
+            new String[] {"task", "file"},
+            new String[] {"task", "claim"},
+            new String[] {"task", "complete"},
+            new String[] {"task", "show"},
+            new String[] {"domains"},
+            new String[] {"promote"},
+            new String[] {"scrub"},
+            new String[] {"replay"},
+            new String[] {"demo"})) {
+      CommandLine cli = Main.commandLine();
+      StringWriter out = new StringWriter();
+      cli.setOut(new PrintWriter(out));
+      List<String> args = new ArrayList<>(List.of(cmd));
+      args.add("--help");
+      assertThat(cli.execute(args.toArray(String[]::new))).isZero();
+      assertThat(out.toString()).contains("Example:");
+      assertThat(out.toString().lines())
+          .allSatisfy(l -> assertThat(l.length()).isLessThanOrEqualTo(80));
+    }
+  }
+
+  @Test
+  void demo_runs_end_to_end_on_a_server() {
+    CommandLine cli = Main.commandLine();
+    StringWriter out = new StringWriter();
+    cli.setOut(new PrintWriter(out));
+    assertThat(cli.execute("demo", "--url", PG.jdbcUrl())).isZero();
+    assertThat(out.toString())
+        .contains("filed and admitted 36 tasks")
+        .contains("completed 12, still admitted 0")
+        .contains("projection identical to the live one");
+  }
+}

@@ -1,0 +1,185 @@
+package dev.ledger;
+
+import dev.ledger.codegen.convert.Rfc3339;
+import dev.ledger.schema.DomainSchemas;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashSet;
+import java.util.List;
+
+/**
+ * The ledger's input rules, checked before anything is written. Every failure is an {@link
+ * InvalidInputException} that names the field (as the event format names it) and the rule.
+ */
+public final class Validation {
+
+  /** Longest title, in characters. */
+  public static final int MAX_TITLE = 500;
+
+  /** Longest body, reason or handoff, in characters. */
+  public static final int MAX_BODY = 100_000;
+
+  /** Longest name-like value (holder, requirement, origin, tier, ...), in characters. */
+  public static final int MAX_NAME = 500;
+
+  /** Longest lease, so a typo cannot park a task for years. */
+  public static final Duration MAX_LEASE = Duration.ofDays(7);
+
+  private Validation() {}
+
+  /**
+   * Checks a domain name.
+   *
+   * @param domain the value
+   * @throws InvalidInputException naming {@code domain}
+   */
+  public static void domain(String domain) {
+    try {
+      DomainSchemas.checkDomain(domain);
+    } catch (IllegalArgumentException e) {
+      throw new InvalidInputException("domain", e.getMessage().replaceFirst("^domain: ", ""));
+    }
+  }
+
+  /**
+   * Checks a required text: present, non-empty, within {@code max} characters, no U+0000.
+   *
+   * @param field the field name
+   * @param value the value
+   * @param max the most characters
+   * @throws InvalidInputException naming {@code field}
+   */
+  public static void required(String field, String value, int max) {
+    if (value == null || value.isEmpty()) {
+      throw new InvalidInputException(field, "must not be empty");
+    }
+    text(field, value, max);
+  }
+
+  /**
+   * Checks an optional text: null, or within {@code max} characters with no U+0000.
+   *
+   * @param field the field name
+   * @param value the value, may be null
+   * @param max the most characters
+   * @throws InvalidInputException naming {@code field}
+   */
+  public static void text(String field, String value, int max) {
+    if (value == null) {
+      return;
+    }
+    if (value.codePointCount(0, value.length()) > max) {
+      throw new InvalidInputException(field, "longer than " + max + " characters");
+    }
+    if (value.indexOf('\0') >= 0) {
+      throw new InvalidInputException(field, "must not contain U+0000 (NUL)");
+    }
+  }
+
+  /**
+   * Checks a list of names: none empty, none over {@value #MAX_NAME} characters, no U+0000, no
+   * duplicates.
+   *
+   * @param field the field name
+   * @param values the list, not null
+   * @throws InvalidInputException naming {@code field}
+   */
+  public static void names(String field, List<String> values) {
+    if (values.size() > 1000) {
+      throw new InvalidInputException(field, "more than 1000 items");
+    }
+    HashSet<String> seen = new HashSet<>();
+    for (String v : values) {
+      required(field, v, MAX_NAME);
+      if (!seen.add(v)) {
+        throw new InvalidInputException(field, "lists '" + v + "' twice");
+      }
+    }
+  }
+
+  /**
+   * Checks a task spec, all but the existence of its dependencies (checked in the filing
+   * transaction).
+   *
+   * @param spec the spec, may be null (refused)
+   * @throws InvalidInputException naming the first invalid field
+   */
+  public static void spec(TaskSpec spec) {
+    if (spec == null) {
+      throw new InvalidInputException("spec", "must not be null");
+    }
+    domain(spec.domain());
+    required("title", spec.title(), MAX_TITLE);
+    text("body", spec.body(), MAX_BODY);
+    names("requirements", spec.requirements());
+    names("depends_on", spec.dependsOn());
+    text("origin", spec.origin(), MAX_NAME);
+    if (spec.origin() != null && spec.origin().isEmpty()) {
+      throw new InvalidInputException("origin", "must not be empty (use null for none)");
+    }
+    text("upstream_event", spec.upstreamEvent(), MAX_NAME);
+    if (spec.upstreamEvent() != null && spec.origin() == null) {
+      throw new InvalidInputException("upstream_event", "needs an origin");
+    }
+    required("created_by", spec.createdBy(), MAX_NAME);
+  }
+
+  /**
+   * Checks a promotion spec.
+   *
+   * @param spec the spec, may be null (refused)
+   * @throws InvalidInputException naming the first invalid field
+   */
+  public static void promotion(PromotionSpec spec) {
+    if (spec == null) {
+      throw new InvalidInputException("spec", "must not be null");
+    }
+    domain(spec.domain());
+    required("entry", spec.entry(), MAX_NAME);
+    required("tier", spec.tier(), MAX_NAME);
+    required("by", spec.by(), MAX_NAME);
+    required("author", spec.author(), MAX_NAME);
+    text("why", spec.why(), MAX_BODY);
+    if (spec.why() == null) {
+      throw new InvalidInputException("why", "must not be null");
+    }
+    required("digest", spec.digest(), MAX_NAME);
+    text("new_digest", spec.newDigest(), MAX_NAME);
+  }
+
+  /**
+   * Checks a lease duration.
+   *
+   * @param field the field name, e.g. {@code lease}
+   * @param duration the duration, may be null (refused)
+   * @throws InvalidInputException when null, zero or negative, or over {@link #MAX_LEASE}
+   */
+  public static void leaseDuration(String field, Duration duration) {
+    if (duration == null || duration.isZero() || duration.isNegative()) {
+      throw new InvalidInputException(field, "must be longer than zero");
+    }
+    if (duration.compareTo(MAX_LEASE) > 0) {
+      throw new InvalidInputException(field, "must be at most " + MAX_LEASE.toDays() + " days");
+    }
+  }
+
+  /**
+   * Parses an RFC 3339 time given as input.
+   *
+   * @param field the field name
+   * @param text the text
+   * @return the instant, truncated to microseconds
+   * @throws InvalidInputException naming {@code field} when the text is not valid RFC 3339 (a leap
+   *     second included)
+   */
+  public static Instant time(String field, String text) {
+    if (text == null) {
+      throw new InvalidInputException(field, "must not be empty");
+    }
+    try {
+      return Rfc3339.parse(text);
+    } catch (IllegalArgumentException e) {
+      throw new InvalidInputException(field, e.getMessage());
+    }
+  }
+}

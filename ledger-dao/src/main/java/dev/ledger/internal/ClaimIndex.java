@@ -1,0 +1,237 @@
+package dev.ledger.internal;
+
+import static dev.ledger.codegen.db.ledger_directory.Tables.LEDGER_DEPENDENCIES;
+import static dev.ledger.codegen.db.ledger_directory.Tables.LEDGER_TASKS;
+import static dev.ledger.codegen.db.ledger_template.Tables.CLAIM_CLASSES;
+import static dev.ledger.codegen.db.ledger_template.Tables.TASKS;
+
+import dev.ledger.codegen.convert.StringListConverter;
+import dev.ledger.codegen.db.ledger_template.tables.records.TasksRecord;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.Collection;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import org.jooq.DSLContext;
+import org.jooq.Field;
+import org.jooq.InsertValuesStep2;
+import org.jooq.InsertValuesStep3;
+import org.jooq.Record2;
+import org.jooq.impl.DSL;
+
+/**
+ * Upkeep of what makes a claim's cost flat (domain migration V6, directory migration V3): the
+ * {@code blocked} flag of tasks with an open dependency, the dependency edges in {@code
+ * ledger_dependencies}, and the domain's {@code claim_classes}. All of it is derived from the
+ * events; replay rebuilds it with {@link #rebuildDomain} and {@link #recomputeBlocked}.
+ *
+ * <p>Races between filing a task and completing its dependency are closed by row locks on {@code
+ * ledger_tasks}: the filer reads its dependencies' {@code completed} flags {@code FOR SHARE} after
+ * writing its edges; the completer sets its flag before reading the edges, so one of the two sees
+ * the other's committed write. Two dependencies completing at once are serialised on the
+ * dependent's row, locked before it is re-checked.
+ */
+public final class ClaimIndex {
+
+  private static final StringListConverter LIST = new StringListConverter();
+
+  private ClaimIndex() {}
+
+  /**
+   * Records what a new task adds before its row is inserted: its claim class, its dependency edges,
+   * and its {@code blocked} flag (set on {@code row}).
+   *
+   * @param tx a context in the filing transaction, mapped to the task's domain schema
+   * @param row the new task's row, not yet inserted; its {@code blocked} is set here
+   */
+  public static void filed(DSLContext tx, TasksRecord row) {
+    String requirements = LIST.to(row.getRequirements());
+    tx.insertInto(CLAIM_CLASSES)
+        .set(CLAIM_CLASSES.LABEL_RANK, row.getLabelRank())
+        .set(CLAIM_CLASSES.REQUIREMENTS_MD5, md5(requirements))
+        .set(CLAIM_CLASSES.REQUIREMENTS, requirements)
+        .onConflictDoNothing()
+        .execute();
+    List<String> deps = row.getDependsOn();
+    if (deps.isEmpty()) {
+      row.setBlocked(false);
+      return;
+    }
+    InsertValuesStep2<?, String, String> edges =
+        tx.insertInto(
+            LEDGER_DEPENDENCIES, LEDGER_DEPENDENCIES.DEPENDS_ON, LEDGER_DEPENDENCIES.TASK_ID);
+    for (String dep : deps) {
+      edges = edges.values(dep, row.getId());
+    }
+    edges.onConflictDoNothing().execute();
+    long done =
+        tx.select(LEDGER_TASKS.ID)
+            .from(LEDGER_TASKS)
+            .where(LEDGER_TASKS.ID.in(deps))
+            .and(LEDGER_TASKS.COMPLETED.isTrue())
+            .forShare()
+            .fetch()
+            .size();
+    row.setBlocked(done < deps.size());
+  }
+
+  /**
+   * Clears {@code blocked} on the tasks, of any domain, whose last open dependency {@code id} just
+   * completed. Call after {@code ledger_tasks.completed} is set for {@code id}, in the same
+   * transaction.
+   *
+   * @param tx a context in the completing transaction
+   * @param id the task that completed
+   * @param forSchema a context on the same transaction mapped to a domain's schema, by domain
+   */
+  public static void completed(DSLContext tx, String id, Function<String, DSLContext> forSchema) {
+    Map<String, List<String>> byDomain = new LinkedHashMap<>();
+    for (Record2<String, String> r :
+        tx.select(LEDGER_DEPENDENCIES.TASK_ID, LEDGER_TASKS.DOMAIN)
+            .from(LEDGER_DEPENDENCIES)
+            .join(LEDGER_TASKS)
+            .on(LEDGER_TASKS.ID.eq(LEDGER_DEPENDENCIES.TASK_ID))
+            .where(LEDGER_DEPENDENCIES.DEPENDS_ON.eq(id))
+            .orderBy(LEDGER_DEPENDENCIES.TASK_ID)
+            .fetch()) {
+      byDomain.computeIfAbsent(r.value2(), d -> new java.util.ArrayList<>()).add(r.value1());
+    }
+    for (Map.Entry<String, List<String>> e : byDomain.entrySet()) {
+      DSLContext domain = forSchema.apply(e.getKey());
+      List<String> locked =
+          domain
+              .select(TASKS.ID)
+              .from(TASKS)
+              .where(TASKS.ID.in(e.getValue()))
+              .and(TASKS.BLOCKED.isTrue())
+              .orderBy(TASKS.ID)
+              .forUpdate()
+              .fetch(TASKS.ID);
+      if (!locked.isEmpty()) {
+        // a fresh statement after the locks: it sees every dependency completed and committed
+        domain
+            .update(TASKS)
+            .set(TASKS.BLOCKED, false)
+            .where(TASKS.ID.in(locked))
+            .and(DSL.notExists(openDependency(TASKS.ID)))
+            .execute();
+      }
+    }
+  }
+
+  /**
+   * Rebuilds a domain's claim classes and dependency edges from its (replayed) task rows. Call
+   * after the domain's old routes are gone and before its rows are inserted.
+   *
+   * @param tx a context in the replay transaction, mapped to the domain's schema
+   * @param domain the domain
+   * @param tasks the domain's replayed rows
+   */
+  public static void rebuildDomain(DSLContext tx, String domain, Collection<TasksRecord> tasks) {
+    tx.deleteFrom(CLAIM_CLASSES).execute();
+    Map<String, ClaimClass> classes = new LinkedHashMap<>();
+    List<String[]> edges = new java.util.ArrayList<>();
+    for (TasksRecord t : tasks) {
+      String requirements = LIST.to(t.getRequirements());
+      ClaimClass c = new ClaimClass(t.getLabelRank(), md5(requirements), requirements);
+      classes.putIfAbsent(c.rank() + ":" + c.md5(), c);
+      for (String dep : t.getDependsOn()) {
+        edges.add(new String[] {dep, t.getId()});
+      }
+    }
+    for (List<ClaimClass> chunk : chunks(List.copyOf(classes.values()), 1000)) {
+      InsertValuesStep3<?, Long, String, String> insert =
+          tx.insertInto(
+              CLAIM_CLASSES,
+              CLAIM_CLASSES.LABEL_RANK,
+              CLAIM_CLASSES.REQUIREMENTS_MD5,
+              CLAIM_CLASSES.REQUIREMENTS);
+      for (ClaimClass c : chunk) {
+        insert = insert.values(c.rank(), c.md5(), c.requirements());
+      }
+      insert.onConflictDoNothing().execute();
+    }
+    for (List<String[]> chunk : chunks(edges, 5000)) {
+      InsertValuesStep2<?, String, String> insert =
+          tx.insertInto(
+              LEDGER_DEPENDENCIES, LEDGER_DEPENDENCIES.DEPENDS_ON, LEDGER_DEPENDENCIES.TASK_ID);
+      for (String[] e : chunk) {
+        insert = insert.values(e[0], e[1]);
+      }
+      insert.onConflictDoNothing().execute();
+    }
+  }
+
+  /**
+   * Removes a domain's dependency edges, before its routes are deleted for a replay.
+   *
+   * @param tx a context in the replay transaction
+   * @param domain the domain
+   */
+  public static void forgetDomain(DSLContext tx, String domain) {
+    tx.deleteFrom(LEDGER_DEPENDENCIES)
+        .where(
+            LEDGER_DEPENDENCIES.TASK_ID.in(
+                DSL.select(LEDGER_TASKS.ID)
+                    .from(LEDGER_TASKS)
+                    .where(LEDGER_TASKS.DOMAIN.eq(domain))))
+        .execute();
+  }
+
+  /**
+   * Sets {@code blocked} on every task of a domain from its dependencies' {@code completed} flags:
+   * the last step of a replay, once every domain's routes are back.
+   *
+   * @param tx a context in the replay transaction, mapped to the domain's schema
+   */
+  public static void recomputeBlocked(DSLContext tx) {
+    tx.update(TASKS)
+        .set(TASKS.BLOCKED, true)
+        .where(TASKS.DEPENDS_ON.ne(DSL.inline(List.<String>of(), TASKS.DEPENDS_ON)))
+        .and(DSL.exists(openDependency(TASKS.ID)))
+        .execute();
+  }
+
+  /**
+   * The open dependencies of the task whose id is {@code taskId}: edges to a task not completed.
+   */
+  private static org.jooq.Select<?> openDependency(Field<String> taskId) {
+    var r = LEDGER_TASKS.as("r");
+    return DSL.selectOne()
+        .from(LEDGER_DEPENDENCIES)
+        .leftJoin(r)
+        .on(r.ID.eq(LEDGER_DEPENDENCIES.DEPENDS_ON))
+        .where(LEDGER_DEPENDENCIES.TASK_ID.eq(taskId))
+        .and(r.COMPLETED.isNull().or(r.COMPLETED.isFalse()));
+  }
+
+  /**
+   * The MD5 of a text's UTF-8 bytes, lowercase hex, as PostgreSQL's {@code md5()}.
+   *
+   * @param text the text
+   * @return 32 hex digits
+   */
+  public static String md5(String text) {
+    try {
+      return HexFormat.of()
+          .formatHex(
+              MessageDigest.getInstance("MD5").digest(text.getBytes(StandardCharsets.UTF_8)));
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("every Java platform has MD5", e);
+    }
+  }
+
+  private record ClaimClass(long rank, String md5, String requirements) {}
+
+  private static <T> List<List<T>> chunks(List<T> all, int size) {
+    List<List<T>> out = new java.util.ArrayList<>();
+    for (int i = 0; i < all.size(); i += size) {
+      out.add(all.subList(i, Math.min(all.size(), i + size)));
+    }
+    return out;
+  }
+}

@@ -1,0 +1,284 @@
+package dev.ledger.internal;
+
+import static dev.ledger.codegen.db.ledger_directory.Tables.LEDGER_DOMAINS;
+import static dev.ledger.codegen.db.ledger_directory.Tables.LEDGER_TASKS;
+
+import dev.ledger.SchemaVersionException;
+import dev.ledger.schema.DomainSchemas;
+import dev.ledger.schema.LedgerMigrations;
+import dev.ledger.schema.RenderMappedDsl;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import javax.sql.DataSource;
+import org.flywaydb.core.api.MigrationVersion;
+import org.jooq.DSLContext;
+import org.jooq.Field;
+import org.jooq.Record1;
+import org.jooq.impl.DSL;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Routing: which schema a domain's or a task's rows live in, read from the directory's routing
+ * tables and cached per domain; and provisioning, the making of a domain's schema the first time it
+ * is used (ports the reference's {@code schema}, {@code schema_of_task_in}, {@code ensure_domain}).
+ * Each domain schema's version is checked once per process, the first time the domain is routed.
+ */
+public final class Directory {
+
+  private static final Logger LOG = LoggerFactory.getLogger(Directory.class);
+  private static final MigrationVersion DOMAIN_VERSION =
+      MigrationVersion.fromVersion(LedgerMigrations.DOMAIN_VERSION);
+  private static final MigrationVersion DIRECTORY_VERSION =
+      MigrationVersion.fromVersion(LedgerMigrations.DIRECTORY_VERSION);
+
+  private final DataSource dataSource;
+  private final RenderMappedDsl dsl;
+  private final boolean runtimeDdl;
+
+  /** Domains whose schema is known to exist at the current version, and the bare schema name. */
+  private final Map<String, String> known = new ConcurrentHashMap<>();
+
+  /**
+   * Creates the router.
+   *
+   * @param dataSource the database
+   * @param dsl the render-mapped contexts
+   * @param runtimeDdl whether schemas may be made or migrated at run time
+   */
+  public Directory(DataSource dataSource, RenderMappedDsl dsl, boolean runtimeDdl) {
+    this.dataSource = dataSource;
+    this.dsl = dsl;
+    this.runtimeDdl = runtimeDdl;
+  }
+
+  /**
+   * Checks the directory schema and, when runtime DDL is allowed, migrates it.
+   *
+   * @throws SchemaVersionException when the directory is missing or behind and runtime DDL is
+   *     forbidden, is ahead of this code, or still holds a reference-stack ledger's shared tables
+   */
+  public void checkDirectory() {
+    String schema = dsl.directorySchema();
+    DSLContext ctx = dsl.directory();
+    if (hasSharedTables(ctx, schema)) {
+      throw new SchemaVersionException(
+          schema,
+          null,
+          LedgerMigrations.DIRECTORY_VERSION,
+          "schema "
+              + schema
+              + " holds a reference-stack ledger from before domain schemas (shared tasks and"
+              + " events tables): run `ledger-app migrate` to adopt it before using the ledger");
+    }
+    Optional<MigrationVersion> found =
+        latestVersion(ctx, schema, LedgerMigrations.DIRECTORY_HISTORY);
+    if (found.isPresent() && found.get().compareTo(DIRECTORY_VERSION) > 0) {
+      throw ahead(schema, found.get(), DIRECTORY_VERSION);
+    }
+    if (found.isEmpty() || found.get().compareTo(DIRECTORY_VERSION) < 0) {
+      if (!runtimeDdl) {
+        throw behind(schema, found.orElse(null), DIRECTORY_VERSION);
+      }
+      LedgerMigrations.migrateDirectory(dataSource, schema);
+    }
+  }
+
+  /**
+   * The schema of a domain that has one, checked against this code's version.
+   *
+   * @param domain the domain
+   * @return its bare schema name, or empty when the domain has none
+   * @throws SchemaVersionException when the schema is ahead, or behind and runtime DDL is forbidden
+   */
+  public Optional<String> schemaOf(String domain) {
+    String cached = known.get(domain);
+    if (cached != null) {
+      return Optional.of(cached);
+    }
+    String stored =
+        dsl.directory()
+            .select(LEDGER_DOMAINS.SCHEMA)
+            .from(LEDGER_DOMAINS)
+            .where(LEDGER_DOMAINS.DOMAIN.eq(domain))
+            .fetchOne(LEDGER_DOMAINS.SCHEMA);
+    if (stored == null) {
+      return Optional.empty();
+    }
+    String schema = DomainSchemas.unquote(stored);
+    checkDomainSchema(schema);
+    known.put(domain, schema);
+    return Optional.of(schema);
+  }
+
+  /**
+   * The schema of the domain a task belongs to.
+   *
+   * @param id the task id
+   * @return the bare schema name, or empty when no task has the id
+   */
+  public Optional<String> schemaOfTask(String id) {
+    Record1<String> domain =
+        dsl.directory()
+            .select(LEDGER_TASKS.DOMAIN)
+            .from(LEDGER_TASKS)
+            .where(LEDGER_TASKS.ID.eq(id))
+            .fetchOne();
+    return domain == null ? Optional.empty() : schemaOf(domain.value1());
+  }
+
+  /**
+   * The schema of a domain, made first when the domain has none (ports {@code ensure_domain}):
+   * under the domain's advisory lock (the reference's key, {@code hashtext('ledger_domain:' ||
+   * domain)}), the routing table is read again, the schema is migrated with Flyway and the route
+   * inserted, so two processes filing a domain's first task make one schema and one route.
+   *
+   * @param domain the domain, already validated
+   * @return the bare schema name
+   * @throws SchemaVersionException when the domain has no schema and runtime DDL is forbidden
+   */
+  public String ensure(String domain) {
+    Optional<String> existing = schemaOf(domain);
+    if (existing.isPresent()) {
+      return existing.get();
+    }
+    String schema = DomainSchemas.schemaName(domain);
+    if (!runtimeDdl) {
+      throw new SchemaVersionException(
+          schema,
+          null,
+          LedgerMigrations.DOMAIN_VERSION,
+          "domain '"
+              + domain
+              + "' has no schema and runtime DDL is off: run `ledger-app migrate --provision "
+              + "<domain>` (or Ledger.provision) with a role that may run DDL, or allow runtime DDL");
+    }
+    dsl.directory()
+        .transaction(
+            cfg -> {
+              DSLContext tx = cfg.dsl();
+              lockDomain(tx, domain);
+              boolean routed =
+                  tx.fetchExists(
+                      DSL.selectOne().from(LEDGER_DOMAINS).where(LEDGER_DOMAINS.DOMAIN.eq(domain)));
+              if (!routed) {
+                LOG.info("provisioning schema {} for a new domain", schema);
+                LedgerMigrations.migrateDomain(dataSource, schema);
+                tx.insertInto(LEDGER_DOMAINS)
+                    .set(LEDGER_DOMAINS.DOMAIN, domain)
+                    .set(LEDGER_DOMAINS.SCHEMA, DomainSchemas.quotedSchemaName(domain))
+                    .execute();
+              }
+            });
+    return schemaOf(domain)
+        .orElseThrow(() -> new IllegalStateException("route of domain vanished: " + domain));
+  }
+
+  /**
+   * Takes a domain's transaction-scoped advisory lock, the reference's {@code lock_domain}.
+   *
+   * @param tx a context inside a transaction
+   * @param domain the domain
+   */
+  public static void lockDomain(DSLContext tx, String domain) {
+    tx.select(
+            DSL.function(
+                "pg_advisory_xact_lock",
+                Object.class,
+                DSL.function(
+                    "hashtext",
+                    Integer.class,
+                    DSL.inline("ledger_domain:").concat(DSL.val(domain)))))
+        .fetch();
+  }
+
+  /** Forgets what is cached about domains (after a replay or a migration by another process). */
+  public void forget() {
+    known.clear();
+  }
+
+  private void checkDomainSchema(String schema) {
+    Optional<MigrationVersion> found =
+        latestVersion(dsl.directory(), schema, LedgerMigrations.DOMAIN_HISTORY);
+    if (found.isPresent() && found.get().compareTo(DOMAIN_VERSION) > 0) {
+      throw ahead(schema, found.get(), DOMAIN_VERSION);
+    }
+    if (found.isEmpty() || found.get().compareTo(DOMAIN_VERSION) < 0) {
+      if (!runtimeDdl || found.isEmpty()) {
+        // no history at all: a reference-stack schema, which only the migration job adopts
+        throw behind(schema, found.orElse(null), DOMAIN_VERSION);
+      }
+      LedgerMigrations.migrateDomain(dataSource, schema);
+    }
+  }
+
+  private static boolean hasSharedTables(DSLContext ctx, String schema) {
+    return ctx.fetchExists(
+        DSL.selectOne()
+            .from(DSL.table(DSL.name("information_schema", "columns")))
+            .where(DSL.field(DSL.name("table_schema"), String.class).eq(schema))
+            .and(DSL.field(DSL.name("table_name"), String.class).eq("tasks"))
+            .and(DSL.field(DSL.name("column_name"), String.class).eq("domain")));
+  }
+
+  /**
+   * The latest successfully applied version in a Flyway history table.
+   *
+   * @param ctx any context
+   * @param schema the schema, bare
+   * @param table the history table
+   * @return the version, or empty when the table is missing or holds no version
+   */
+  public static Optional<MigrationVersion> latestVersion(
+      DSLContext ctx, String schema, String table) {
+    boolean exists =
+        ctx.fetchValue(
+                DSL.field(
+                    "to_regclass({0}) is not null",
+                    Boolean.class, DSL.val(DSL.name(schema, table).toString())))
+            .booleanValue();
+    if (!exists) {
+      return Optional.empty();
+    }
+    Field<String> version = DSL.field(DSL.name("version"), String.class);
+    return ctx
+        .select(version)
+        .from(DSL.table(DSL.name(schema, table)))
+        .where(DSL.field(DSL.name("success"), Boolean.class).isTrue())
+        .and(version.isNotNull())
+        .fetch(version)
+        .stream()
+        .map(MigrationVersion::fromVersion)
+        .max(MigrationVersion::compareTo);
+  }
+
+  private static SchemaVersionException behind(
+      String schema, MigrationVersion found, MigrationVersion expected) {
+    return new SchemaVersionException(
+        schema,
+        found == null ? null : found.getVersion(),
+        expected.getVersion(),
+        "schema "
+            + schema
+            + (found == null ? " has no migration history" : " is at version " + found)
+            + ", this code needs version "
+            + expected
+            + ": run `ledger-app migrate`");
+  }
+
+  private static SchemaVersionException ahead(
+      String schema, MigrationVersion found, MigrationVersion expected) {
+    return new SchemaVersionException(
+        schema,
+        found.getVersion(),
+        expected.getVersion(),
+        "schema "
+            + schema
+            + " is at version "
+            + found
+            + ", newer than this code's "
+            + expected
+            + ": upgrade ledger-dao");
+  }
+}

@@ -1,0 +1,134 @@
+package dev.ledger.internal;
+
+import static dev.ledger.codegen.db.ledger_template.Tables.EVENTS;
+import static dev.ledger.codegen.db.ledger_template.Tables.PROMOTIONS;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.ledger.Redaction;
+import dev.ledger.codegen.db.ledger_template.tables.records.EventsRecord;
+import dev.ledger.codegen.db.ledger_template.tables.records.TasksRecord;
+import org.jooq.DSLContext;
+
+/**
+ * Erasure: payloads are parsed as JSON, the erased fields rewritten, and the JSON written back;
+ * never edited as strings. Ports the reference's {@code scrub_promotions_in}, {@code redact_task},
+ * {@code scrub_payload} and {@code redact_event}. Callers hold the domain's lock and a transaction.
+ */
+public final class Scrub {
+
+  private Scrub() {}
+
+  /**
+   * Removes the why from an entry's promotion events and rows.
+   *
+   * @param tx a context in a transaction, mapped to the domain's schema
+   * @param domain the domain
+   * @param entry the entry
+   * @return how many records of the entry hold no why now
+   */
+  public static int promotions(DSLContext tx, String domain, String entry) {
+    for (EventsRecord e :
+        tx.selectFrom(EVENTS)
+            .where(EVENTS.TASK_ID.eq("promotion:" + entry))
+            .and(EVENTS.KIND.eq("promoted"))
+            .orderBy(EVENTS.SEQ)
+            .forUpdate()
+            .fetch()) {
+      ObjectNode payload = e.getPayload().deepCopy();
+      JsonNode spec = payload.get("spec");
+      boolean erased = payload.path("why_erased").asBoolean(false);
+      if (spec instanceof ObjectNode s && (!erased || !"".equals(s.path("why").asText("")))) {
+        s.put("why", "");
+        payload.put("why_erased", true);
+        e.setPayload(payload);
+        e.update();
+      }
+    }
+    tx.update(PROMOTIONS)
+        .set(PROMOTIONS.WHY, "")
+        .set(PROMOTIONS.WHY_ERASED, true)
+        .where(PROMOTIONS.DOMAIN.eq(domain))
+        .and(PROMOTIONS.ENTRY.eq(entry))
+        .and(PROMOTIONS.WHY_ERASED.eq(false).or(PROMOTIONS.WHY.ne("")))
+        .execute();
+    return tx.fetchCount(
+        PROMOTIONS,
+        PROMOTIONS
+            .DOMAIN
+            .eq(domain)
+            .and(PROMOTIONS.ENTRY.eq(entry))
+            .and(PROMOTIONS.WHY_ERASED.eq(true)));
+  }
+
+  /**
+   * Rewrites one task's events and row to the redaction: the title and body it was filed with, the
+   * reason it was invalidated for, and each handoff left on it or completing it.
+   *
+   * @param tx a context in a transaction, mapped to the task's domain schema
+   * @param row the task's row, locked; updated in place
+   * @param redaction what to write instead
+   */
+  public static void redactTask(DSLContext tx, TasksRecord row, Redaction redaction) {
+    for (EventsRecord e :
+        tx.selectFrom(EVENTS)
+            .where(EVENTS.TASK_ID.eq(row.getId()))
+            .orderBy(EVENTS.SEQ)
+            .forUpdate()
+            .fetch()) {
+      ObjectNode payload = e.getPayload().deepCopy();
+      boolean changed = redactEvent(e.getKind(), payload, redaction);
+      if (changed) {
+        e.setPayload(payload);
+        e.update();
+      }
+    }
+    row.setTitle(redaction.title()).setBody(redaction.body());
+    if (row.getReason() != null) {
+      row.setReason(redaction.reason());
+    }
+    if (row.getHandoff() != null) {
+      row.setHandoff(redaction.reason());
+    }
+    row.update();
+  }
+
+  /**
+   * Redacts one event's payload in place.
+   *
+   * @param kind the event kind
+   * @param payload the payload, changed in place
+   * @param redaction what to write instead
+   * @return whether anything changed
+   */
+  static boolean redactEvent(String kind, ObjectNode payload, Redaction redaction) {
+    switch (kind) {
+      case "created":
+        if (payload.get("spec") instanceof ObjectNode spec) {
+          boolean same =
+              redaction.title().equals(spec.path("title").asText())
+                  && redaction.body().equals(spec.path("body").asText());
+          spec.put("title", redaction.title());
+          spec.put("body", redaction.body());
+          return !same;
+        }
+        return false;
+      case "invalidated":
+        return replace(payload, "reason", redaction.reason());
+      case "handoff_left":
+      case "completed":
+        return replace(payload, "handoff", redaction.reason());
+      default:
+        return false;
+    }
+  }
+
+  private static boolean replace(ObjectNode payload, String field, String text) {
+    JsonNode v = payload.get(field);
+    if (v == null || v.isNull() || text.equals(v.asText())) {
+      return false;
+    }
+    payload.put(field, text);
+    return true;
+  }
+}

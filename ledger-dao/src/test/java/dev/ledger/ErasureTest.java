@@ -1,0 +1,124 @@
+package dev.ledger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ledger.schema.DomainSchemas;
+import dev.ledger.testing.PostgresExtension;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.jooq.DSLContext;
+import org.jooq.Field;
+import org.jooq.SQLDialect;
+import org.jooq.impl.DSL;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/** After a scrub, the erased text appears nowhere in the database (DESIGN section 4). */
+class ErasureTest {
+
+  @RegisterExtension static final PostgresExtension PG = new PostgresExtension();
+
+  static final List<String> SECRETS =
+      List.of(
+          "TITLE-7f3a",
+          "BODY-9c1e",
+          "REASON-44d0",
+          "HANDOFF-LEFT-b2b2",
+          "HANDOFF-DONE-e5e5",
+          "WHY-0a0a");
+
+  @Test
+  void scrub_entry_leaves_the_erased_text_in_no_text_column_of_any_table() {
+    Ledger ledger = Ledger.open(PG.dataSource());
+    String origin = "entry:runbook/oncall";
+    // one task completed with handoffs, one invalidated with a reason, one left open
+    String done =
+        ledger.file(
+            TaskSpec.builder("erase", "t " + SECRETS.get(0))
+                .body("b " + SECRETS.get(1))
+                .origin(origin, "e1")
+                .build());
+    ledger.admit(done);
+    Lease l = ledger.claim(done, "w", Duration.ofMinutes(1), List.of(), Label.PUBLIC);
+    ledger.leaveHandoff(l, "h " + SECRETS.get(3));
+    ledger.complete(l, "h " + SECRETS.get(4));
+    String invalid =
+        ledger.file(TaskSpec.builder("erase", "x " + SECRETS.get(0)).origin(origin, "e2").build());
+    ledger.invalidate(invalid, "r " + SECRETS.get(2), null);
+    String open =
+        ledger.file(
+            TaskSpec.builder("erase", "y " + SECRETS.get(0))
+                .body(SECRETS.get(1))
+                .origin(origin, "e3")
+                .build());
+    ledger.admit(open);
+    String unrelated = ledger.file(TaskSpec.builder("erase", "keep me").build());
+    ledger.recordPromotion(
+        new PromotionSpec(
+            "erase",
+            "runbook/oncall",
+            "reviewed",
+            "dan",
+            "erin",
+            "w " + SECRETS.get(5),
+            Label.PUBLIC,
+            "d1",
+            ""));
+    ledger.recordPromotion(
+        new PromotionSpec(
+            "erase",
+            "runbook/oncall",
+            "canonical",
+            "carol",
+            "erin",
+            SECRETS.get(5),
+            Label.PUBLIC,
+            "d1",
+            "d2"));
+
+    assertThat(occurrences(SECRETS)).as("the secrets are there before the scrub").isNotEmpty();
+
+    ScrubResult result = ledger.scrubEntry("erase", "runbook/oncall", origin, Redaction.ERASED);
+
+    assertThat(result).isEqualTo(new ScrubResult(2, 3));
+    assertThat(occurrences(SECRETS)).isEmpty();
+    assertThat(ledger.get(open).status()).isEqualTo(Status.INVALIDATED);
+    assertThat(ledger.get(done).status()).isEqualTo(Status.COMPLETED);
+    assertThat(ledger.get(unrelated).spec().title()).isEqualTo("keep me");
+    // and a replay of the scrubbed log brings none of it back
+    ledger.rebuild();
+    assertThat(occurrences(SECRETS)).isEmpty();
+    assertThat(ledger.get(open).spec().title()).isEqualTo("[erased]");
+  }
+
+  /**
+   * Every (schema.table.column, secret) where a text column of the domain schema or the directory
+   * holds a secret.
+   */
+  private static List<String> occurrences(List<String> secrets) {
+    DSLContext ctx = DSL.using(PG.dataSource(), SQLDialect.POSTGRES);
+    String domainSchema = DomainSchemas.schemaName("erase");
+    List<String> found = new ArrayList<>();
+    Field<String> schema = DSL.field(DSL.name("table_schema"), String.class);
+    Field<String> table = DSL.field(DSL.name("table_name"), String.class);
+    Field<String> column = DSL.field(DSL.name("column_name"), String.class);
+    for (var c :
+        ctx.select(schema, table, column)
+            .from(DSL.table(DSL.name("information_schema", "columns")))
+            .where(schema.in(domainSchema, "public"))
+            .and(
+                DSL.field(DSL.name("data_type"), String.class)
+                    .in("text", "character varying", "jsonb", "json"))
+            .fetch()) {
+      for (String secret : secrets) {
+        Field<String> value = DSL.field(DSL.name(c.value3()), String.class).cast(String.class);
+        int n = ctx.fetchCount(DSL.table(DSL.name(c.value1(), c.value2())), value.contains(secret));
+        if (n > 0) {
+          found.add(c.value1() + "." + c.value2() + "." + c.value3() + ": " + secret);
+        }
+      }
+    }
+    return found;
+  }
+}
