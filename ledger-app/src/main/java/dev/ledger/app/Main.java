@@ -1,6 +1,10 @@
 package dev.ledger.app;
 
 import dev.ledger.app.diff.SchemaDiffCommand;
+import dev.ledger.app.fleet.FleetCommand;
+import dev.ledger.app.migrate.MigrateCommand;
+import dev.ledger.app.migrate.PlanCommand;
+import dev.ledger.app.migrate.StatusCommand;
 import dev.ledger.app.task.DemoCommand;
 import dev.ledger.app.task.LedgerCommands;
 import dev.ledger.app.task.TaskCommand;
@@ -28,6 +32,10 @@ import picocli.CommandLine.Command;
     description = "Ledger: an event-sourced task ledger on PostgreSQL.",
     subcommands = {
       CommandLine.HelpCommand.class,
+      MigrateCommand.class,
+      PlanCommand.class,
+      StatusCommand.class,
+      FleetCommand.class,
       SchemaDiffCommand.class,
       TaskCommand.class,
       LedgerCommands.Domains.class,
