@@ -1329,6 +1329,9 @@ public final class Ledger {
       return body.get();
     } catch (DataAccessException e) {
       throw new LedgerStorageException(operation, e.sqlState(), e);
+    } catch (org.flywaydb.core.api.FlywayException e) {
+      // provisioning a new domain's schema failed (connection lost, migration refused)
+      throw new LedgerStorageException(operation, null, e);
     } catch (IllegalArgumentException e) {
       // a stored value a converter could not read
       throw new LedgerException(operation + ": " + e.getMessage(), e);

@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.ledger.Ledger;
 import dev.ledger.LedgerConfig;
+import dev.ledger.migrate.Dsn;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -16,6 +17,16 @@ import picocli.CommandLine.Option;
  * environment variable, else an embedded PostgreSQL whose data directory persists in {@code
  * $LEDGER_HOME/postgres} ({@code LEDGER_HOME} defaults to {@code ~/.ledger}), so the commands work
  * on a fresh machine with nothing installed.
+ *
+ * <pre>{@code
+ * @Mixin DatabaseOptions database;
+ * try (DatabaseOptions.OpenDatabase db = database.open()) { ... db.dataSource() ... }
+ * }</pre>
+ *
+ * <p>The URL carries credentials: it is parsed once ({@link Dsn}), the pool is built over a {@code
+ * PGSimpleDataSource} (so HikariCP never holds or prints the URL), and {@link OpenDatabase#dsn()}
+ * gives commands what they need to open dedicated connections and to redact the URL from any
+ * message.
  */
 public final class DatabaseOptions {
 
@@ -33,6 +44,13 @@ public final class DatabaseOptions {
       defaultValue = "public",
       description = "Schema of the routing tables (default: ${DEFAULT-VALUE}).")
   String directorySchema;
+
+  @Option(
+      names = "--ledger-home",
+      paramLabel = "DIR",
+      description =
+          "Where the embedded PostgreSQL keeps its data (default: $LEDGER_HOME, else ~/.ledger).")
+  Path ledgerHome;
 
   /**
    * The JDBC URL given, from {@code --url} or {@code LEDGER_URL}.
@@ -64,17 +82,38 @@ public final class DatabaseOptions {
    *     uses the same $LEDGER_HOME)
    */
   public OpenDatabase open() {
+    return open(8);
+  }
+
+  /**
+   * Opens the database with a pool of a given size.
+   *
+   * @param connections the pool's size (the migration job needs its parallelism + 1)
+   * @return the open database; the caller closes it
+   * @throws IllegalArgumentException naming {@code --url} when it is not a PostgreSQL JDBC URL (the
+   *     message never repeats it)
+   * @throws UncheckedIOException when the embedded PostgreSQL cannot start
+   */
+  public OpenDatabase open(int connections) {
     String given = givenUrl();
     if (given != null) {
-      return new OpenDatabase(pool(given), null, directorySchema, false);
+      Dsn dsn;
+      try {
+        dsn = Dsn.parse(given.strip());
+      } catch (IllegalArgumentException e) {
+        throw new IllegalArgumentException("--url: " + e.getMessage(), null);
+      }
+      return new OpenDatabase(
+          pool(dsn, connections), dsn, dsn.describe(), null, directorySchema, false);
     }
-    Path data = home().resolve("postgres");
+    Path data = (ledgerHome != null ? ledgerHome : home()).resolve("postgres");
     try {
       Files.createDirectories(data.getParent());
       EmbeddedPostgres pg =
           EmbeddedPostgres.builder().setDataDirectory(data).setCleanDataDirectory(false).start();
+      Dsn dsn = Dsn.parse(pg.getJdbcUrl("postgres", "postgres"));
       return new OpenDatabase(
-          pool(pg.getJdbcUrl("postgres", "postgres")), pg, directorySchema, true);
+          pool(dsn, connections), dsn, "embedded PostgreSQL in " + data, pg, directorySchema, true);
     } catch (IOException e) {
       throw new UncheckedIOException(
           "the embedded PostgreSQL in "
@@ -97,10 +136,10 @@ public final class DatabaseOptions {
         : Path.of(env);
   }
 
-  private static HikariDataSource pool(String jdbcUrl) {
+  private static HikariDataSource pool(Dsn dsn, int connections) {
     HikariConfig config = new HikariConfig();
-    config.setJdbcUrl(jdbcUrl);
-    config.setMaximumPoolSize(8);
+    config.setDataSource(dsn.dataSource());
+    config.setMaximumPoolSize(connections);
     config.setMinimumIdle(0);
     config.setPoolName("ledger-app");
     config.setInitializationFailTimeout(-1);
@@ -110,16 +149,22 @@ public final class DatabaseOptions {
   /** An open database: the pool, and the embedded server when there is one. */
   public static final class OpenDatabase implements AutoCloseable {
     private final HikariDataSource dataSource;
+    private final Dsn dsn;
+    private final String description;
     private final EmbeddedPostgres embedded;
     private final String directorySchema;
     private final boolean isEmbedded;
 
     OpenDatabase(
         HikariDataSource dataSource,
+        Dsn dsn,
+        String description,
         EmbeddedPostgres embedded,
         String directorySchema,
         boolean isEmbedded) {
       this.dataSource = dataSource;
+      this.dsn = dsn;
+      this.description = description;
       this.embedded = embedded;
       this.directorySchema = directorySchema;
       this.isEmbedded = isEmbedded;
@@ -132,6 +177,35 @@ public final class DatabaseOptions {
      */
     public HikariDataSource dataSource() {
       return dataSource;
+    }
+
+    /**
+     * The database's connection string: dedicated (non-pooled) connections come from {@link
+     * Dsn#connect()}, and {@link Dsn#redact(String)} removes it from messages.
+     *
+     * @return the DSN
+     */
+    public Dsn dsn() {
+      return dsn;
+    }
+
+    /**
+     * Where the database is, without credentials.
+     *
+     * @return e.g. {@code 127.0.0.1:5432/demo}, or {@code embedded PostgreSQL in
+     *     ~/.ledger/postgres}
+     */
+    public String description() {
+      return description;
+    }
+
+    /**
+     * The directory schema chosen.
+     *
+     * @return e.g. {@code public}
+     */
+    public String directorySchema() {
+      return directorySchema;
     }
 
     /**

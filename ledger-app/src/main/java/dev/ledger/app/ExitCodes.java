@@ -1,16 +1,23 @@
 package dev.ledger.app;
 
+import dev.ledger.migrate.MigrationException;
+
 /**
  * The exit codes of {@code ledger-app}, for pipelines to act on (documented in the README).
  *
  * <ul>
- *   <li>{@value #OK}: success, nothing degraded;
- *   <li>{@value #FAILED}: the operation ran and failed (a migration, a refused task operation, a
- *       schema-diff rule tripped);
+ *   <li>{@value #OK}: success, nothing failed or degraded;
+ *   <li>{@value #FAILED}: the operation ran and failed (a schema failed to migrate or verify, a
+ *       checksum differs, a refused task operation, a schema-diff rule tripped; {@code fleet
+ *       migrate --strict} with a degraded tenant);
  *   <li>{@value #USAGE}: bad usage or input (unknown option, invalid value);
- *   <li>{@value #DEGRADED}: a fleet run finished with some tenant {@code degraded};
- *   <li>{@value #DATABASE}: the database (or the control database) could not be reached or used;
- *   <li>{@value #NOTHING}: {@code task claim} found nothing claimable.
+ *   <li>{@value #DEGRADED}: a fleet run finished with some tenant {@code degraded} (or, for {@code
+ *       fleet plan}, not plannable);
+ *   <li>{@value #DATABASE}: the database (or the fleet's control database) could not be reached or
+ *       used;
+ *   <li>{@value #NOTHING}: {@code task claim} found nothing claimable;
+ *   <li>{@value #LOCKED}: another migration run held the database's (or a tenant's) migration lock
+ *       for the whole {@code --lock-timeout}.
  * </ul>
  */
 public final class ExitCodes {
@@ -32,6 +39,9 @@ public final class ExitCodes {
 
   /** Nothing to claim. */
   public static final int NOTHING = 5;
+
+  /** The migration lock stayed taken by another run. */
+  public static final int LOCKED = 6;
 
   private ExitCodes() {}
 
@@ -55,8 +65,9 @@ public final class ExitCodes {
    * The exit code for an exception that escaped a command.
    *
    * @param e the exception, not null
-   * @return {@link #USAGE} for picocli's parameter errors and invalid arguments, {@link #DATABASE}
-   *     for SQL and connection failures, {@link #FAILED} otherwise
+   * @return {@link #USAGE} for picocli's parameter errors and invalid arguments, {@link #LOCKED}
+   *     for a lock timeout, {@link #DATABASE} for SQL, connection and control-database failures,
+   *     {@link #FAILED} otherwise
    */
   public static int of(Throwable e) {
     if (e instanceof picocli.CommandLine.ParameterException
@@ -70,6 +81,14 @@ public final class ExitCodes {
       return FAILED;
     }
     for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof MigrationException m) {
+        return switch (m.reason()) {
+          case LOCK_TIMEOUT -> LOCKED;
+          case INVALID_ARGUMENT -> USAGE;
+          case DATABASE_UNAVAILABLE, CONTROL_DATABASE -> DATABASE;
+          case INVALID_MIGRATIONS -> FAILED;
+        };
+      }
       if (t instanceof java.sql.SQLException) {
         return DATABASE;
       }

@@ -1,14 +1,16 @@
 package dev.ledger.app;
 
 import dev.ledger.app.diff.SchemaDiffCommand;
+import dev.ledger.app.fleet.FleetCommand;
+import dev.ledger.app.migrate.MigrateCommand;
+import dev.ledger.app.migrate.PlanCommand;
+import dev.ledger.app.migrate.StatusCommand;
 import dev.ledger.app.task.DemoCommand;
 import dev.ledger.app.task.LedgerCommands;
 import dev.ledger.app.task.TaskCommand;
 import java.io.PrintWriter;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.ScopeType;
 
 /**
  * The {@code ledger-app} command line: the root picocli command whose subcommands are the migration
@@ -30,6 +32,10 @@ import picocli.CommandLine.ScopeType;
     description = "Ledger: an event-sourced task ledger on PostgreSQL.",
     subcommands = {
       CommandLine.HelpCommand.class,
+      MigrateCommand.class,
+      PlanCommand.class,
+      StatusCommand.class,
+      FleetCommand.class,
       SchemaDiffCommand.class,
       TaskCommand.class,
       LedgerCommands.Domains.class,
@@ -40,13 +46,6 @@ import picocli.CommandLine.ScopeType;
       DemoCommand.class
     })
 public final class Main {
-
-  /** Show stack traces of errors (every subcommand inherits it). */
-  @Option(
-      names = "--verbose",
-      scope = ScopeType.INHERIT,
-      description = "Show the stack trace of an error.")
-  boolean verbose;
 
   /**
    * Runs the command line and exits the JVM with its exit code.
@@ -86,7 +85,7 @@ public final class Main {
    * and returns its exit code.
    */
   private static int handle(Exception e, CommandLine cli, CommandLine.ParseResult parsed) {
-    boolean verbose = parsed.matchedOption("--verbose") != null || hasVerbose(parsed);
+    boolean verbose = hasVerbose(parsed);
     PrintWriter err = cli.getErr();
     if (verbose) {
       e.printStackTrace(err);

@@ -4,6 +4,7 @@ import javax.sql.DataSource;
 import org.flywaydb.core.Flyway;
 import org.flywaydb.core.api.configuration.FluentConfiguration;
 import org.flywaydb.core.api.output.MigrateResult;
+import org.flywaydb.database.postgresql.PostgreSQLConfigurationExtension;
 
 /**
  * The two Flyway migration sets of the {@code ledger-migrations} jar and how each is configured.
@@ -19,6 +20,14 @@ import org.flywaydb.core.api.output.MigrateResult;
  *
  * <p>One Flyway run per schema costs about 40 to 75 ms; the migration job avoids it for schemas
  * already current. Source: Flyway's {@code Flyway.configure()} API (flyway-core 13).
+ *
+ * <p>Every set runs with Flyway's PostgreSQL lock in session mode ({@value #SESSION_LOCK}): with
+ * the default transactional lock, Flyway keeps a transaction open while it runs a non-transactional
+ * script, and a {@code CREATE INDEX CONCURRENTLY} in that script waits for that transaction forever
+ * (flyway/flyway#3497, #3682).
+ *
+ * <p>A third set, the <b>control</b> set ({@value #CONTROL_LOCATION}), is the fleet's tenant
+ * registry in a control database, history in {@value #CONTROL_HISTORY}.
  */
 public final class LedgerMigrations {
 
@@ -33,6 +42,15 @@ public final class LedgerMigrations {
 
   /** Each domain schema's history table. */
   public static final String DOMAIN_HISTORY = "flyway_schema_history";
+
+  /** Classpath location of the control set (the fleet's tenant registry). */
+  public static final String CONTROL_LOCATION = "classpath:db/ledger/control";
+
+  /** The control set's history table, in the control schema. */
+  public static final String CONTROL_HISTORY = "ledger_control_history";
+
+  /** The Flyway setting that makes its PostgreSQL lock a session lock instead of a transaction. */
+  public static final String SESSION_LOCK = "flyway.postgresql.transactional.lock=false";
 
   /**
    * The latest version of the directory set this code was built with (a test checks it against the
@@ -49,6 +67,20 @@ public final class LedgerMigrations {
   private LedgerMigrations() {}
 
   /**
+   * Makes Flyway's PostgreSQL lock a session lock ({@value #SESSION_LOCK}), through the
+   * configuration extension (setting it as a property needs Flyway's Jackson-based binding).
+   *
+   * @param configuration a configuration being built
+   * @return the same configuration
+   */
+  private static FluentConfiguration withSessionLock(FluentConfiguration configuration) {
+    configuration
+        .getConfigurationExtension(PostgreSQLConfigurationExtension.class)
+        .setTransactionalLock(false);
+    return configuration;
+  }
+
+  /**
    * Flyway configured for the directory set on one schema. A schema that holds tables but no
    * history (a reference-stack ledger, or an application's own tables in {@code public}) is
    * baselined at version 0, so every script runs; they are written to be idempotent there.
@@ -58,16 +90,17 @@ public final class LedgerMigrations {
    * @return the configuration, to be loaded
    */
   public static FluentConfiguration directory(DataSource dataSource, String directorySchema) {
-    return Flyway.configure(LedgerMigrations.class.getClassLoader())
-        .dataSource(dataSource)
-        .schemas(directorySchema)
-        .defaultSchema(directorySchema)
-        .createSchemas(true)
-        .table(DIRECTORY_HISTORY)
-        .locations(DIRECTORY_LOCATION)
-        .baselineOnMigrate(true)
-        .baselineVersion("0")
-        .validateMigrationNaming(true);
+    return withSessionLock(
+        Flyway.configure(LedgerMigrations.class.getClassLoader())
+            .dataSource(dataSource)
+            .schemas(directorySchema)
+            .defaultSchema(directorySchema)
+            .createSchemas(true)
+            .table(DIRECTORY_HISTORY)
+            .locations(DIRECTORY_LOCATION)
+            .baselineOnMigrate(true)
+            .baselineVersion("0")
+            .validateMigrationNaming(true));
   }
 
   /**
@@ -82,14 +115,37 @@ public final class LedgerMigrations {
     if (!DomainSchemas.isDomainSchemaName(schema)) {
       throw new IllegalArgumentException("schema: not a domain schema name: " + schema);
     }
-    return Flyway.configure(LedgerMigrations.class.getClassLoader())
-        .dataSource(dataSource)
-        .schemas(schema)
-        .defaultSchema(schema)
-        .createSchemas(true)
-        .table(DOMAIN_HISTORY)
-        .locations(DOMAIN_LOCATION)
-        .validateMigrationNaming(true);
+    return withSessionLock(
+        Flyway.configure(LedgerMigrations.class.getClassLoader())
+            .dataSource(dataSource)
+            .schemas(schema)
+            .defaultSchema(schema)
+            .createSchemas(true)
+            .table(DOMAIN_HISTORY)
+            .locations(DOMAIN_LOCATION)
+            .validateMigrationNaming(true));
+  }
+
+  /**
+   * Flyway configured for the control set (the fleet's tenant registry) on one schema of the
+   * control database.
+   *
+   * @param dataSource the control database, not null
+   * @param controlSchema the schema of the registry, unquoted, e.g. {@code public}
+   * @return the configuration, to be loaded
+   */
+  public static FluentConfiguration control(DataSource dataSource, String controlSchema) {
+    return withSessionLock(
+        Flyway.configure(LedgerMigrations.class.getClassLoader())
+            .dataSource(dataSource)
+            .schemas(controlSchema)
+            .defaultSchema(controlSchema)
+            .createSchemas(true)
+            .table(CONTROL_HISTORY)
+            .locations(CONTROL_LOCATION)
+            .baselineOnMigrate(true)
+            .baselineVersion("0")
+            .validateMigrationNaming(true));
   }
 
   /**

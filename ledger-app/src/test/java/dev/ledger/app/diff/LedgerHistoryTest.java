@@ -52,6 +52,11 @@ class LedgerHistoryTest {
     assertThat(result.exit()).isZero();
     assertThat(result.changeLines())
         .containsExactly(
+            "claim_classes table claim_classes added safe",
+            "claim_classes column label_rank added safe",
+            "claim_classes column requirements_md5 added safe",
+            "claim_classes column requirements added safe",
+            "claim_classes constraint claim_classes_pkey added safe",
             "promotions table promotions added safe",
             "promotions column seq added safe",
             "promotions column domain added safe",
@@ -68,7 +73,9 @@ class LedgerHistoryTest {
             "promotions constraint promotions_pkey added safe",
             "promotions index promotions_version added safe",
             "promotions sequence promotions_seq_seq added safe",
+            "tasks column blocked added safe",
             "tasks index tasks_by_origin added locking",
+            "tasks index tasks_claim_class added locking",
             "tasks index tasks_claimable added locking");
     Map<String, String> after = new HashMap<>();
     for (JsonNode c : result.json().get("changes")) {
@@ -84,11 +91,11 @@ class LedgerHistoryTest {
                 + " 'claimed'::text])");
     assertThat(after.get("tasks_by_origin")).isEqualTo("btree (origin) WHERE origin IS NOT NULL");
     assertThat(result.json().get("verdict").asText())
-        .isEqualTo("Schema diff: 18 changes (2 locking, 16 safe).");
+        .isEqualTo("Schema diff: 25 changes (3 locking, 22 safe).");
   }
 
   @Test
-  void promotions_first_shape_against_the_current_set_lists_the_upgrades_of_v3_to_v5()
+  void promotions_first_shape_against_the_current_set_lists_the_upgrades_of_v3_to_v6()
       throws IOException {
     Path v2 = Files.createDirectories(temp.resolve("v2"));
     for (String script : new String[] {"V1__events_and_tasks.sql", "V2__promotions.sql"}) {
@@ -111,19 +118,26 @@ class LedgerHistoryTest {
     assertThat(result.exit()).isZero();
     assertThat(result.changeLines())
         .containsExactly(
+            "claim_classes table claim_classes added safe",
+            "claim_classes column label_rank added safe",
+            "claim_classes column requirements_md5 added safe",
+            "claim_classes column requirements added safe",
+            "claim_classes constraint claim_classes_pkey added safe",
             "promotions column new_digest added safe",
             "promotions column why_erased added safe",
             "promotions index promotions_version changed locking",
+            "tasks column blocked added safe",
             "tasks index tasks_by_origin added locking",
+            "tasks index tasks_claim_class added locking",
             "tasks index tasks_claimable added locking");
-    JsonNode version = result.json().get("changes").get(2);
+    JsonNode version = result.json().get("changes").get(7);
     assertThat(version.get("before").asText()).isEqualTo("UNIQUE btree (entry, tier, digest)");
     assertThat(version.get("after").asText())
         .isEqualTo("UNIQUE btree (entry, tier, digest, promoter)");
   }
 
   @Test
-  void directory_set_history_adds_the_completed_flag() throws IOException {
+  void directory_set_history_adds_the_completed_flag_and_the_dependency_edges() throws IOException {
     Path v1 = Files.createDirectories(temp.resolve("directory-v1"));
     Files.copy(
         MIGRATIONS.resolve("directory/V1__routing_tables.sql"),
@@ -142,7 +156,14 @@ class LedgerHistoryTest {
             "json");
 
     assertThat(result.err()).isEmpty();
-    JsonNode change = result.onlyChange();
+    assertThat(result.changeLines())
+        .containsExactly(
+            "ledger_dependencies table ledger_dependencies added safe",
+            "ledger_dependencies column depends_on added safe",
+            "ledger_dependencies column task_id added safe",
+            "ledger_dependencies constraint ledger_dependencies_pkey added safe",
+            "ledger_tasks column completed added safe");
+    JsonNode change = result.json().get("changes").get(4);
     assertThat(change.get("table").asText()).isEqualTo("ledger_tasks");
     assertThat(change.get("name").asText()).isEqualTo("completed");
     assertThat(change.get("after").asText()).isEqualTo("boolean DEFAULT false NOT NULL");

@@ -1,0 +1,53 @@
+package dev.ledger.app.fleet;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.ledger.app.ExitCodes;
+import dev.ledger.app.migrate.Json;
+import dev.ledger.app.migrate.RedactingCommand;
+import dev.ledger.app.migrate.ReportText;
+import dev.ledger.migrate.Fleet;
+import dev.ledger.migrate.TenantInfo;
+import java.util.ArrayList;
+import java.util.List;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/** {@code ledger-app fleet list}: the registry, without DSNs. */
+@Command(
+    name = "list",
+    mixinStandardHelpOptions = true,
+    description = "List the registered tenants, their status and why degraded (never their DSN).")
+public final class FleetListCommand extends RedactingCommand {
+
+  @Mixin ControlOptions control;
+
+  @Option(names = "--json", description = "Print the list as JSON.")
+  boolean json;
+
+  @Override
+  protected int run() {
+    List<TenantInfo> tenants;
+    try (HikariDataSource ds = control.open(this::secret)) {
+      tenants = Fleet.builder().control(ds).controlSchema(control.schema()).build().list();
+    }
+    if (json) {
+      out().println(redact(Json.document(commandName(), ExitCodes.OK, true, tenants)));
+    } else {
+      List<String[]> rows = new ArrayList<>();
+      rows.add(new String[] {"TENANT", "STATUS", "UPDATED", "REASON"});
+      for (TenantInfo t : tenants) {
+        rows.add(
+            new String[] {
+              t.tenant(), t.status().stored(), t.updated(), t.reason() == null ? "" : t.reason()
+            });
+      }
+      StringBuilderWriter text = new StringBuilderWriter();
+      ReportText.table(text.writer(), rows);
+      text.writer().println(tenants.size() + " tenants");
+      out().print(redact(text.toString()));
+    }
+    out().flush();
+    return ExitCodes.OK;
+  }
+}

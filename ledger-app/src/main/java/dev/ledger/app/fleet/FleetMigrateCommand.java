@@ -1,0 +1,50 @@
+package dev.ledger.app.fleet;
+
+import dev.ledger.app.ExitCodes;
+import dev.ledger.migrate.FleetReport;
+import dev.ledger.migrate.Operation;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code ledger-app fleet migrate}: migrates every active or provisioning tenant under its advisory
+ * lock; failing tenants become degraded and the others go on. Exit 0 when every tenant is active, 3
+ * when some tenant is degraded (1 with {@code --strict}), 4 when the control database failed.
+ */
+@Command(
+    name = "migrate",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Migrate every active or provisioning tenant's database, each under its advisory lock.",
+      "A failing tenant is marked degraded and the others go on."
+    })
+public final class FleetMigrateCommand extends FleetRunCommand {
+
+  @Option(
+      names = "--strict",
+      description = "Fail (exit 1) when any tenant is degraded, instead of exit 3.")
+  boolean strict;
+
+  @Option(
+      names = "--retry-degraded",
+      description = "Migrate degraded tenants too (by default they are skipped).")
+  boolean retry;
+
+  @Override
+  Operation operation() {
+    return Operation.MIGRATE;
+  }
+
+  @Override
+  boolean retryDegraded() {
+    return retry;
+  }
+
+  @Override
+  int exitCode(FleetReport report) {
+    if (report.degraded() == 0) {
+      return ExitCodes.OK;
+    }
+    return strict ? ExitCodes.FAILED : ExitCodes.DEGRADED;
+  }
+}

@@ -1,0 +1,28 @@
+package dev.ledger.app.fleet;
+
+import dev.ledger.app.ExitCodes;
+import dev.ledger.migrate.FleetReport;
+import dev.ledger.migrate.Operation;
+import picocli.CommandLine.Command;
+
+/**
+ * {@code ledger-app fleet plan}: per tenant, what a migrate would apply, under the tenant's lock,
+ * changing nothing. Exit 0 when every tenant was planned, 3 when some could not be (unreachable,
+ * checksum), 4 when the control database failed.
+ */
+@Command(
+    name = "plan",
+    mixinStandardHelpOptions = true,
+    description = "Show, per tenant, what fleet migrate would apply; change nothing.")
+public final class FleetPlanCommand extends FleetRunCommand {
+
+  @Override
+  Operation operation() {
+    return Operation.PLAN;
+  }
+
+  @Override
+  int exitCode(FleetReport report) {
+    return report.ok() ? ExitCodes.OK : ExitCodes.DEGRADED;
+  }
+}

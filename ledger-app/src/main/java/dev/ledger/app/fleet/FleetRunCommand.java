@@ -1,0 +1,144 @@
+package dev.ledger.app.fleet;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.ledger.app.ExitCodes;
+import dev.ledger.app.migrate.Json;
+import dev.ledger.app.migrate.Progress;
+import dev.ledger.app.migrate.RedactingCommand;
+import dev.ledger.app.migrate.ReportText;
+import dev.ledger.migrate.Fleet;
+import dev.ledger.migrate.FleetReport;
+import dev.ledger.migrate.Operation;
+import dev.ledger.migrate.TenantReport;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+/** What {@code fleet plan} and {@code fleet migrate} share. */
+abstract class FleetRunCommand extends RedactingCommand {
+
+  @Mixin ControlOptions control;
+
+  @Option(
+      names = "--parallelism",
+      paramLabel = "N",
+      defaultValue = "8",
+      description = "Tenants migrated at once (default: ${DEFAULT-VALUE}).")
+  int parallelism;
+
+  @Option(
+      names = "--schema-parallelism",
+      paramLabel = "N",
+      defaultValue = "2",
+      description = "Domain schemas of one tenant migrated at once (default: ${DEFAULT-VALUE}).")
+  int schemaParallelism;
+
+  @Option(
+      names = "--lock-timeout",
+      paramLabel = "DURATION",
+      defaultValue = "PT10M",
+      description =
+          "How long to wait for a tenant's lock held by another run, ISO-8601 (default:"
+              + " ${DEFAULT-VALUE}).")
+  Duration lockTimeout;
+
+  @Option(
+      names = "--domain-location",
+      paramLabel = "LOCATION",
+      description = "An extra Flyway location joining every domain schema's set (repeatable).")
+  List<String> domainLocations = new ArrayList<>();
+
+  @Option(names = "--json", description = "Print the report as JSON on stdout.")
+  boolean json;
+
+  /**
+   * Which operation.
+   *
+   * @return migrate or plan
+   */
+  abstract Operation operation();
+
+  /**
+   * Whether degraded tenants are retried.
+   *
+   * @return true to retry them
+   */
+  boolean retryDegraded() {
+    return false;
+  }
+
+  /**
+   * The exit code of a finished run.
+   *
+   * @param report the report
+   * @return the code
+   */
+  abstract int exitCode(FleetReport report);
+
+  @Override
+  protected int run() {
+    FleetReport report;
+    try (HikariDataSource ds = control.open(this::secret);
+        Progress progress = Progress.on(err(), commandName(), "tenants")) {
+      Fleet fleet =
+          Fleet.builder()
+              .control(ds)
+              .controlSchema(control.schema())
+              .parallelism(parallelism)
+              .schemaParallelism(schemaParallelism)
+              .lockTimeout(lockTimeout)
+              .retryDegraded(retryDegraded())
+              .extraDomainLocations(domainLocations)
+              .listener(progress)
+              .build();
+      report = operation() == Operation.MIGRATE ? fleet.migrate() : fleet.plan();
+    }
+    int exit = report.controlError() != null ? ExitCodes.DATABASE : exitCode(report);
+    if (json) {
+      out().println(redact(Json.document(commandName(), exit, exit == ExitCodes.OK, report)));
+    } else {
+      out().print(redact(text(report)));
+    }
+    out().flush();
+    return exit;
+  }
+
+  private String text(FleetReport report) {
+    StringBuilderWriter text = new StringBuilderWriter();
+    List<String[]> rows = new ArrayList<>();
+    boolean plan = report.operation() == Operation.PLAN;
+    rows.add(
+        new String[] {
+          "TENANT", "STATUS", plan ? "PENDING" : "APPLIED", "SCHEMAS", "TIME", "REASON"
+        });
+    for (TenantReport t : report.tenants()) {
+      rows.add(
+          new String[] {
+            t.tenant(),
+            t.status().stored() + (t.skipped() ? " (skipped)" : ""),
+            Integer.toString(plan ? t.pending() : t.applied()),
+            Integer.toString(t.schemas()),
+            ReportText.seconds(t.elapsed()),
+            t.error() == null ? "" : t.error()
+          });
+    }
+    ReportText.table(text.writer(), rows);
+    text.writer()
+        .println(
+            report.tenants().size()
+                + " tenants: "
+                + report.active()
+                + " active, "
+                + report.degraded()
+                + " degraded ("
+                + report.skipped()
+                + " skipped) | "
+                + ReportText.seconds(report.elapsed()));
+    if (report.controlError() != null) {
+      text.writer().println("stopped: " + report.controlError());
+    }
+    return text.toString();
+  }
+}

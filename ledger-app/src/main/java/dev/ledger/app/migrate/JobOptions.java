@@ -1,0 +1,56 @@
+package dev.ledger.app.migrate;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import picocli.CommandLine.Option;
+
+/** The options the migration commands share (a picocli mixin). */
+public final class JobOptions {
+
+  @Option(names = "--json", description = "Print the report as JSON on stdout.")
+  boolean json;
+
+  @Option(
+      names = "--lock-timeout",
+      paramLabel = "DURATION",
+      defaultValue = "PT10M",
+      description =
+          "How long to wait for another run's migration lock, ISO-8601 (default: ${DEFAULT-VALUE}).")
+  Duration lockTimeout;
+
+  @Option(
+      names = "--domain-location",
+      paramLabel = "LOCATION",
+      description =
+          "An extra Flyway location whose migrations join every domain schema's set, e.g."
+              + " filesystem:/opt/ledger/extra (repeatable).")
+  List<String> domainLocations = new ArrayList<>();
+
+  /**
+   * Whether {@code --json} was given.
+   *
+   * @return true for JSON output
+   */
+  public boolean json() {
+    return json;
+  }
+
+  /**
+   * The lock timeout.
+   *
+   * @return the duration, positive unless the user gave otherwise (the engine refuses it)
+   */
+  public Duration lockTimeout() {
+    return lockTimeout;
+  }
+
+  /**
+   * The extra domain locations.
+   *
+   * @return the locations, possibly empty
+   */
+  public List<String> domainLocations() {
+    return List.copyOf(domainLocations);
+  }
+}

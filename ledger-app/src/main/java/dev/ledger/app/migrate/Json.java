@@ -1,0 +1,71 @@
+package dev.ledger.app.migrate;
+
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonSerializer;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.SerializationFeature;
+import com.fasterxml.jackson.databind.SerializerProvider;
+import com.fasterxml.jackson.databind.module.SimpleModule;
+import com.fasterxml.jackson.databind.ser.std.ToStringSerializer;
+import java.io.IOException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The {@code --json} output of the migration and fleet commands: one object, {@code {"command",
+ * "exitCode", "ok", "report"}}, the report being the engine's report record as Jackson writes
+ * records (component names as keys). Enum values are lowercase ({@code "created"}), instants and
+ * durations ISO-8601 ({@code "2026-11-29T23:35:59.123456Z"}, {@code "PT1.204S"}).
+ */
+public final class Json {
+
+  private static final ObjectMapper MAPPER = mapper();
+
+  private Json() {}
+
+  /**
+   * The JSON document of a command's result.
+   *
+   * @param command e.g. {@code migrate}, {@code fleet migrate}
+   * @param exitCode the exit code the command returns
+   * @param ok whether it succeeded
+   * @param report the report record (or list), written as is
+   * @return pretty-printed JSON
+   */
+  public static String document(String command, int exitCode, boolean ok, Object report) {
+    Map<String, Object> doc = new LinkedHashMap<>();
+    doc.put("command", command);
+    doc.put("exitCode", exitCode);
+    doc.put("ok", ok);
+    doc.put("report", report);
+    try {
+      return MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(doc);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("a report could not be written as JSON", e);
+    }
+  }
+
+  private static ObjectMapper mapper() {
+    SimpleModule module = new SimpleModule("ledger-reports");
+    module.addSerializer(Duration.class, ToStringSerializer.instance);
+    module.addSerializer(Instant.class, ToStringSerializer.instance);
+    @SuppressWarnings({"rawtypes", "unchecked"})
+    Class<Enum<?>> enums = (Class) Enum.class;
+    module.addSerializer(
+        enums,
+        new JsonSerializer<Enum<?>>() {
+          @Override
+          public void serialize(Enum<?> value, JsonGenerator gen, SerializerProvider serializers)
+              throws IOException {
+            gen.writeString(value.name().toLowerCase(Locale.ROOT));
+          }
+        });
+    return new ObjectMapper()
+        .registerModule(module)
+        .disable(SerializationFeature.FAIL_ON_EMPTY_BEANS);
+  }
+}

@@ -1,0 +1,40 @@
+package dev.ledger.app.migrate;
+
+import dev.ledger.migrate.Operation;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code ledger-app migrate}: brings one database (the directory schema, then every domain schema)
+ * to the current version, adopting a ledger the reference stack made; see {@link
+ * dev.ledger.migrate.MigrationJob}. Exit 0 when every schema is current and verified, 1 when one
+ * failed, 4 when the database is unreachable, 5 when another run holds the lock.
+ */
+@Command(
+    name = "migrate",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Bring the directory schema, then every domain schema, to the current version.",
+      "Adopts ledgers the reference stack made (no Flyway history). When everything is current"
+          + " it costs a few catalog queries, not one Flyway run per schema."
+    })
+public final class MigrateCommand extends JobCommand {
+
+  @Option(
+      names = "--parallelism",
+      paramLabel = "N",
+      defaultValue = "4",
+      description =
+          "Domain schemas migrated at once, each on its own connection (default: ${DEFAULT-VALUE}).")
+  int parallelism;
+
+  @Override
+  Operation operation() {
+    return Operation.MIGRATE;
+  }
+
+  @Override
+  int parallelism() {
+    return parallelism;
+  }
+}

@@ -1,0 +1,131 @@
+package dev.ledger.app.migrate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.ledger.app.Cli;
+import dev.ledger.app.ExitCodes;
+import dev.ledger.schema.DomainSchemas;
+import dev.ledger.schema.LedgerMigrations;
+import dev.ledger.testing.Fixtures;
+import dev.ledger.testing.PostgresExtension;
+import dev.ledger.testing.TestServer;
+import java.sql.Connection;
+import java.sql.Statement;
+import org.junit.jupiter.api.Test;
+
+class MigrateCommandTest {
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  @Test
+  void plan_migrate_and_status_adopt_the_shared_tables_fixture_and_a_second_migrate_is_a_no_op()
+      throws Exception {
+    String db = PostgresExtension.newDatabase();
+    try {
+      Fixtures.load(db, Fixtures.SHARED_TABLES);
+      String url = TestServer.get().urlFor(db);
+
+      Cli.Result plan = Cli.run("plan", "--url", url, "--json");
+      assertThat(plan.exit()).as(plan.err()).isEqualTo(ExitCodes.OK);
+      JsonNode planned = JSON.readTree(plan.out());
+      assertThat(planned.get("command").asText()).isEqualTo("ledger-app plan");
+      assertThat(planned.at("/report/operation").asText()).isEqualTo("plan");
+      assertThat(planned.at("/report/sharedTables/moved").asBoolean()).isFalse();
+      assertThat(planned.at("/report/sharedTables/domains")).hasSize(3);
+      assertThat(planned.at("/report/counts/pending").asInt()).isEqualTo(4);
+      assertThat(planned.at("/report/counts/flywayRuns").asInt()).isZero();
+      try (Connection c = PostgresExtension.connect(db)) {
+        assertThat(Fixtures.count(c, "SELECT count(*) FROM public.tasks")).isEqualTo(360);
+      }
+
+      Cli.Result migrate = Cli.run("migrate", "--url", url, "--json", "--parallelism", "2");
+      assertThat(migrate.exit()).as(migrate.err()).isEqualTo(ExitCodes.OK);
+      JsonNode migrated = JSON.readTree(migrate.out());
+      assertThat(migrated.get("exitCode").asInt()).isZero();
+      assertThat(migrated.get("ok").asBoolean()).isTrue();
+      assertThat(migrated.at("/report/sharedTables/moved").asBoolean()).isTrue();
+      assertThat(migrated.at("/report/directory/state").asText()).isEqualTo("adopted");
+      assertThat(migrated.at("/report/counts/created").asInt()).isEqualTo(3);
+      assertThat(migrated.at("/report/domains/0/state").asText()).isEqualTo("created");
+      assertThat(migrated.at("/report/domains/0/applied"))
+          .hasSize(Integer.parseInt(LedgerMigrations.DOMAIN_VERSION));
+
+      Cli.Result again = Cli.run("migrate", "--url", url);
+      assertThat(again.exit()).isEqualTo(ExitCodes.OK);
+      assertThat(again.out())
+          .contains("every schema is current")
+          .contains("4 schemas: 4 current")
+          .contains("0 Flyway runs");
+
+      Cli.Result status = Cli.run("status", "--url", url);
+      assertThat(status.exit()).isEqualTo(ExitCodes.OK);
+      assertThat(status.out().lines().filter(l -> l.contains(" current ")).count()).isEqualTo(4);
+      assertThat(status.out()).contains(DomainSchemas.schemaName("café-ü"));
+    } finally {
+      PostgresExtension.dropDatabase(db);
+    }
+  }
+
+  @Test
+  void an_edited_migration_makes_migrate_exit_1_and_names_the_migration() throws Exception {
+    String db = PostgresExtension.newDatabase();
+    try {
+      String url = TestServer.get().urlFor(db);
+      try (Connection c = PostgresExtension.connect(db)) {
+        Fixtures.load(db, Fixtures.DOMAIN_SCHEMAS);
+      }
+      assertThat(Cli.run("migrate", "--url", url).exit()).isEqualTo(ExitCodes.OK);
+      String acme = DomainSchemas.schemaName("acme");
+      try (Connection c = PostgresExtension.connect(db);
+          Statement s = c.createStatement()) {
+        s.execute(
+            "UPDATE \""
+                + acme
+                + "\".flyway_schema_history SET checksum = 12345 WHERE version = '4'");
+      }
+
+      Cli.Result result = Cli.run("migrate", "--url", url);
+
+      assertThat(result.exit()).isEqualTo(ExitCodes.FAILED);
+      assertThat(result.out())
+          .contains("FAILED " + acme)
+          .contains("V4 (V4__promotions_version_keyed_by_promoter.sql)")
+          .contains("checksum 12345")
+          .contains("1 failed");
+    } finally {
+      PostgresExtension.dropDatabase(db);
+    }
+  }
+
+  @Test
+  void an_unreachable_database_exits_4_and_never_prints_its_password() {
+    String secret = "pw-unreachable-7f3e";
+    Cli.Result result =
+        Cli.run(
+            "migrate",
+            "--url",
+            "jdbc:postgresql://127.0.0.1:1/nowhere?user=postgres&password=" + secret,
+            "--json");
+    assertThat(result.exit()).isEqualTo(ExitCodes.DATABASE);
+    assertThat(result.err()).contains("ledger-app migrate:").contains("127.0.0.1:1");
+    assertThat(result.all()).doesNotContain(secret);
+  }
+
+  @Test
+  void a_url_that_is_not_a_jdbc_url_is_a_usage_error_and_is_not_echoed() {
+    Cli.Result result = Cli.run("migrate", "--url", "postgres://admin:pw-in-url-91@db/ledger");
+    assertThat(result.exit()).isEqualTo(ExitCodes.USAGE);
+    assertThat(result.err()).contains("--url: dsn: not a PostgreSQL JDBC URL");
+    assertThat(result.all()).doesNotContain("pw-in-url-91");
+  }
+
+  @Test
+  void a_parallelism_out_of_range_is_a_usage_error_naming_the_setting() {
+    Cli.Result result =
+        Cli.run("migrate", "--url", TestServer.get().urlFor("postgres"), "--parallelism", "0");
+    assertThat(result.exit()).isEqualTo(ExitCodes.USAGE);
+    assertThat(result.err()).contains("parallelism: must be between 1 and 64, was 0");
+  }
+}

@@ -1,0 +1,502 @@
+package dev.ledger.migrate;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The fleet reconciler (DESIGN section 5; ports the reference's {@code reconcile.rs}): for every
+ * tenant of a control database's registry whose status is {@code active} or {@code provisioning},
+ * runs the {@link MigrationJob} on the tenant's own database, at most {@code parallelism} tenants
+ * at once (default 8).
+ *
+ * <pre>{@code
+ * Fleet fleet = Fleet.builder().control(controlDataSource).parallelism(8).build();
+ * fleet.register("acme", "jdbc:postgresql://db1/acme?user=ledger&password=...");
+ * FleetReport report = fleet.migrate();
+ * }</pre>
+ *
+ * <p>Per tenant: a dedicated connection to its database ({@link Dsn#connect()}, never a pool's)
+ * takes a session advisory lock keyed {@link AdvisoryLocks#tenantLockKey(String)} with {@code
+ * pg_try_advisory_lock} and back-off, holds it for the tenant's whole run and releases it after;
+ * the lock lives in the tenant's database, so one tenant never blocks another, and a run that dies
+ * releases it with its connection. The Flyway runs use their own, non-pooled connections. A tenant
+ * that fails (unreachable, an edited migration, a failed or half-built schema) is marked {@code
+ * degraded} with the reason and the others go on; a degraded tenant is skipped by later runs unless
+ * retried ({@link Builder#retryDegraded(boolean)}) or registered again. Only a failure of the
+ * control database stops the run: no further tenant starts.
+ *
+ * <p>A tenant's DSN carries credentials: it appears in no log line, report, error or exception
+ * message; every text from a tenant's run passes through {@link Dsn#redact(String)}.
+ */
+public final class Fleet {
+
+  private static final Logger LOG = LoggerFactory.getLogger(Fleet.class);
+  private static final int MAX_PARALLELISM = 64;
+
+  private final TenantRegistry registry;
+  private final int parallelism;
+  private final int schemaParallelism;
+  private final Duration lockTimeout;
+  private final boolean retryDegraded;
+  private final FleetListener listener;
+  private final MigrationSets sets;
+
+  private Fleet(Builder b) {
+    this.registry = new TenantRegistry(b.control, b.controlSchema);
+    this.parallelism = b.parallelism;
+    this.schemaParallelism = b.schemaParallelism;
+    this.lockTimeout = b.lockTimeout;
+    this.retryDegraded = b.retryDegraded;
+    this.listener = b.listener;
+    this.sets = new MigrationSets(b.extraDomainLocations);
+  }
+
+  /**
+   * A builder with the defaults: registry in {@code public}, 8 tenants at once, 2 schemas at once
+   * per tenant, lock timeout 10 minutes, degraded tenants skipped.
+   *
+   * @return a new builder
+   */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /**
+   * Registers a tenant, or re-points it: its DSN is stored and its status reset to {@code
+   * provisioning} (the next {@link #migrate()} promotes it). Makes the registry first if needed.
+   *
+   * @param tenant the tenant id: 1 to 200 characters, no control characters
+   * @param dsn its database's JDBC URL ({@code jdbc:postgresql://...}), credentials allowed
+   * @throws IllegalArgumentException naming {@code tenant} or {@code dsn} when either is refused;
+   *     the message never repeats the DSN
+   * @throws MigrationException ({@link MigrationException.Reason#CONTROL_DATABASE}) when the
+   *     control database fails
+   */
+  public void register(String tenant, String dsn) {
+    checkTenant(tenant);
+    Dsn.parse(dsn);
+    registry.bootstrap();
+    registry.register(tenant, dsn);
+    LOG.info("tenant {} registered (provisioning)", tenant);
+  }
+
+  /**
+   * Every registered tenant, without DSNs.
+   *
+   * @return the tenants, by id
+   * @throws MigrationException when the control database fails
+   */
+  public List<TenantInfo> list() {
+    registry.bootstrap();
+    return registry.rows().stream().map(TenantRegistry.Row::info).toList();
+  }
+
+  /**
+   * Migrates every active or provisioning tenant (and degraded ones when retried).
+   *
+   * @return the report; {@link FleetReport#controlError()} is set when the control database failed
+   *     mid-run
+   * @throws MigrationException when the control database cannot be bootstrapped or read
+   */
+  public FleetReport migrate() {
+    return run(Operation.MIGRATE);
+  }
+
+  /**
+   * Says, per tenant, what a migrate would apply, under each tenant's lock, applying nothing and
+   * changing no status.
+   *
+   * @return the report
+   * @throws MigrationException when the control database cannot be bootstrapped or read
+   */
+  public FleetReport plan() {
+    return run(Operation.PLAN);
+  }
+
+  private FleetReport run(Operation operation) {
+    Instant startedAt = Instant.now();
+    long t0 = System.nanoTime();
+    registry.bootstrap();
+    List<TenantRegistry.Row> rows = registry.rows();
+    List<TenantReport> reports = new ArrayList<>();
+    List<TenantRegistry.Row> todo = new ArrayList<>();
+    for (TenantRegistry.Row row : rows) {
+      if (row.status() == TenantStatus.DEGRADED && !retryDegraded) {
+        reports.add(
+            new TenantReport(
+                row.tenant(),
+                row.status(),
+                row.status(),
+                true,
+                0,
+                0,
+                0,
+                row.reason(),
+                Duration.ZERO,
+                null));
+      } else {
+        todo.add(row);
+      }
+    }
+    listener.started(operation, todo.size());
+    AtomicReference<MigrationException> controlFailure = new AtomicReference<>();
+    AtomicInteger thread = new AtomicInteger();
+    ExecutorService pool =
+        Executors.newFixedThreadPool(
+            Math.max(1, Math.min(parallelism, todo.size())),
+            r -> {
+              Thread t = new Thread(r, "ledger-fleet-" + thread.incrementAndGet());
+              t.setDaemon(true);
+              return t;
+            });
+    try {
+      List<Future<TenantReport>> futures = new ArrayList<>();
+      for (TenantRegistry.Row row : todo) {
+        futures.add(pool.submit(() -> tenant(row, operation, controlFailure)));
+      }
+      for (Future<TenantReport> f : futures) {
+        reports.add(f.get());
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new MigrationException(
+          MigrationException.Reason.DATABASE_UNAVAILABLE, "interrupted during the fleet run", null);
+    } catch (ExecutionException e) {
+      throw new IllegalStateException("a fleet worker failed unexpectedly", e.getCause());
+    } finally {
+      pool.shutdownNow();
+    }
+    reports.sort(Comparator.comparing(TenantReport::tenant));
+    int active = (int) reports.stream().filter(r -> r.status() == TenantStatus.ACTIVE).count();
+    int degraded = (int) reports.stream().filter(r -> r.status() == TenantStatus.DEGRADED).count();
+    int skipped = (int) reports.stream().filter(TenantReport::skipped).count();
+    MigrationException control = controlFailure.get();
+    LOG.info(
+        "fleet {}: {} tenants, {} active, {} degraded ({} skipped){}",
+        operation.name().toLowerCase(java.util.Locale.ROOT),
+        reports.size(),
+        active,
+        degraded,
+        skipped,
+        control == null ? "" : "; stopped: " + control.getMessage());
+    return new FleetReport(
+        operation,
+        startedAt,
+        Duration.ofNanos(System.nanoTime() - t0),
+        reports,
+        active,
+        degraded,
+        skipped,
+        control == null ? null : control.getMessage());
+  }
+
+  /** One tenant's run; never throws (a control failure is recorded and stops later tenants). */
+  private TenantReport tenant(
+      TenantRegistry.Row row,
+      Operation operation,
+      AtomicReference<MigrationException> controlFailure) {
+    if (controlFailure.get() != null) {
+      return new TenantReport(
+          row.tenant(),
+          row.status(),
+          row.status(),
+          true,
+          0,
+          0,
+          0,
+          "not run: the control database failed",
+          Duration.ZERO,
+          null);
+    }
+    listener.tenantStarted(row.tenant());
+    long t0 = System.nanoTime();
+    MigrationReport report = null;
+    String error;
+    Dsn dsn = null;
+    try {
+      dsn = Dsn.parse(row.dsn());
+      MigrationJob job =
+          MigrationJob.builder()
+              .dataSource(dsn.dataSource())
+              .lockConnections(dsn::connect)
+              .lock(AdvisoryLocks.tenantLockKey(row.tenant()), "tenant " + row.tenant())
+              .parallelism(schemaParallelism)
+              .lockTimeout(lockTimeout)
+              .sets(sets)
+              .build();
+      report = redact(operation == Operation.MIGRATE ? job.migrate() : job.plan(), dsn);
+      error = report.ok() ? null : summary(report);
+    } catch (MigrationException | IllegalArgumentException e) {
+      error = "tenant " + row.tenant() + ": " + e.getMessage();
+    } catch (RuntimeException e) {
+      error =
+          "tenant "
+              + row.tenant()
+              + ": unexpected "
+              + e.getClass().getSimpleName()
+              + ": "
+              + MigrationJob.condense(e.getMessage());
+    }
+    error = redactText(error, dsn, row.dsn());
+    TenantStatus after = row.status();
+    if (operation == Operation.MIGRATE) {
+      after = error == null ? TenantStatus.ACTIVE : TenantStatus.DEGRADED;
+      try {
+        registry.setStatus(row.tenant(), after, error);
+      } catch (MigrationException e) {
+        controlFailure.compareAndSet(null, e);
+      }
+    }
+    int applied = report == null ? 0 : report.counts().appliedMigrations();
+    int pending =
+        report == null ? 0 : report.schemas().stream().mapToInt(s -> s.pending().size()).sum();
+    TenantReport out =
+        new TenantReport(
+            row.tenant(),
+            row.status(),
+            after,
+            false,
+            applied,
+            pending,
+            report == null ? 0 : report.counts().schemas(),
+            error,
+            Duration.ofNanos(System.nanoTime() - t0),
+            report);
+    if (error == null) {
+      LOG.info(
+          "tenant {} {}: {} applied, {} pending, {} schemas",
+          row.tenant(),
+          after.stored(),
+          applied,
+          pending,
+          out.schemas());
+    } else {
+      LOG.warn("tenant {} {}: {}", row.tenant(), after.stored(), error);
+    }
+    listener.tenantFinished(out);
+    return out;
+  }
+
+  private static String summary(MigrationReport report) {
+    List<String> reasons = new ArrayList<>();
+    for (SchemaReport s : report.schemas()) {
+      if (s.failed()) {
+        reasons.add(s.error());
+      }
+    }
+    if (report.sharedTables() != null && report.sharedTables().error() != null) {
+      reasons.add("shared tables: " + report.sharedTables().error());
+    }
+    String first = reasons.isEmpty() ? "failed" : reasons.get(0);
+    return reasons.size() <= 1 ? first : first + " (and " + (reasons.size() - 1) + " more)";
+  }
+
+  private static String redactText(String text, Dsn dsn, String raw) {
+    if (text == null) {
+      return null;
+    }
+    String out = dsn != null ? dsn.redact(text) : text;
+    return raw == null || raw.isEmpty() ? out : out.replace(raw, "***");
+  }
+
+  /** The report with every free text passed through the DSN's redaction. */
+  static MigrationReport redact(MigrationReport r, Dsn dsn) {
+    List<SchemaReport> domains = r.domains().stream().map(s -> redact(s, dsn)).toList();
+    SharedTablesReport shared = r.sharedTables();
+    if (shared != null) {
+      shared =
+          new SharedTablesReport(
+              shared.moved(),
+              shared.domains(),
+              shared.tasksKeptAs(),
+              shared.eventsKeptAs(),
+              shared.eventsLeftBehind(),
+              dsn.redact(shared.error()));
+    }
+    return new MigrationReport(
+        r.operation(),
+        r.directorySchema(),
+        r.startedAt(),
+        r.elapsed(),
+        r.ok(),
+        redact(r.directory(), dsn),
+        domains,
+        shared,
+        r.warnings().stream().map(dsn::redact).toList(),
+        r.counts());
+  }
+
+  private static SchemaReport redact(SchemaReport s, Dsn dsn) {
+    return new SchemaReport(
+        s.schema(),
+        s.domain(),
+        s.kind(),
+        s.state(),
+        s.versionBefore(),
+        s.versionAfter(),
+        s.applied(),
+        s.pending(),
+        s.adoptedShape(),
+        s.checksums(),
+        s.catalogExtras(),
+        dsn.redact(s.error()),
+        s.elapsed());
+  }
+
+  private static void checkTenant(String tenant) {
+    if (tenant == null || tenant.isEmpty() || tenant.codePointCount(0, tenant.length()) > 200) {
+      throw new IllegalArgumentException("tenant: must be 1 to 200 characters");
+    }
+    if (tenant.codePoints().anyMatch(Character::isISOControl)) {
+      throw new IllegalArgumentException("tenant: must not contain control characters");
+    }
+  }
+
+  /** Builds a {@link Fleet}; validates in {@link #build()}. */
+  public static final class Builder {
+
+    private DataSource control;
+    private String controlSchema = "public";
+    private int parallelism = 8;
+    private int schemaParallelism = 2;
+    private Duration lockTimeout = Duration.ofMinutes(10);
+    private boolean retryDegraded;
+    private List<String> extraDomainLocations = List.of();
+    private FleetListener listener = new FleetListener() {};
+
+    private Builder() {}
+
+    /**
+     * The control database (required).
+     *
+     * @param control its data source
+     * @return this builder
+     */
+    public Builder control(DataSource control) {
+      this.control = control;
+      return this;
+    }
+
+    /**
+     * The registry's schema in the control database. Default {@code public}.
+     *
+     * @param schema unquoted, 1 to 63 bytes
+     * @return this builder
+     */
+    public Builder controlSchema(String schema) {
+      this.controlSchema = schema;
+      return this;
+    }
+
+    /**
+     * How many tenants are migrated at once. Default 8.
+     *
+     * @param parallelism 1 to 64
+     * @return this builder
+     */
+    public Builder parallelism(int parallelism) {
+      this.parallelism = parallelism;
+      return this;
+    }
+
+    /**
+     * How many schemas of one tenant are migrated at once. Default 2.
+     *
+     * @param parallelism 1 to 64
+     * @return this builder
+     */
+    public Builder schemaParallelism(int parallelism) {
+      this.schemaParallelism = parallelism;
+      return this;
+    }
+
+    /**
+     * How long to keep trying a tenant's lock before the tenant is degraded. Default 10 minutes.
+     *
+     * @param lockTimeout positive
+     * @return this builder
+     */
+    public Builder lockTimeout(Duration lockTimeout) {
+      this.lockTimeout = lockTimeout;
+      return this;
+    }
+
+    /**
+     * Whether degraded tenants are migrated again. Default false (skipped).
+     *
+     * @param retry true to retry them
+     * @return this builder
+     */
+    public Builder retryDegraded(boolean retry) {
+      this.retryDegraded = retry;
+      return this;
+    }
+
+    /**
+     * Flyway locations whose migrations join every tenant's domain set.
+     *
+     * @param locations e.g. {@code classpath:db/extra}
+     * @return this builder
+     */
+    public Builder extraDomainLocations(List<String> locations) {
+      this.extraDomainLocations = List.copyOf(locations);
+      return this;
+    }
+
+    /**
+     * Hears progress. Default: nothing.
+     *
+     * @param listener thread-safe
+     * @return this builder
+     */
+    public Builder listener(FleetListener listener) {
+      this.listener = listener;
+      return this;
+    }
+
+    /**
+     * Checks the settings and builds the fleet.
+     *
+     * @return the fleet
+     * @throws IllegalArgumentException naming the setting and what is allowed, when one is not
+     */
+    public Fleet build() {
+      if (control == null) {
+        throw new IllegalArgumentException("control: required");
+      }
+      if (controlSchema == null || controlSchema.isEmpty() || controlSchema.length() > 63) {
+        throw new IllegalArgumentException("controlSchema: must be 1 to 63 characters");
+      }
+      if (parallelism < 1 || parallelism > MAX_PARALLELISM) {
+        throw new IllegalArgumentException(
+            "parallelism: must be between 1 and " + MAX_PARALLELISM + ", was " + parallelism);
+      }
+      if (schemaParallelism < 1 || schemaParallelism > MAX_PARALLELISM) {
+        throw new IllegalArgumentException(
+            "schemaParallelism: must be between 1 and "
+                + MAX_PARALLELISM
+                + ", was "
+                + schemaParallelism);
+      }
+      if (lockTimeout == null || lockTimeout.isNegative() || lockTimeout.isZero()) {
+        throw new IllegalArgumentException("lockTimeout: must be positive, was " + lockTimeout);
+      }
+      if (listener == null) {
+        throw new IllegalArgumentException("listener: must not be null");
+      }
+      return new Fleet(this);
+    }
+  }
+}

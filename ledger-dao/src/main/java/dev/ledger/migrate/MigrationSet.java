@@ -1,0 +1,157 @@
+package dev.ledger.migrate;
+
+import dev.ledger.schema.LedgerMigrations;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.BiFunction;
+import javax.sql.DataSource;
+import org.flywaydb.core.api.MigrationInfo;
+import org.flywaydb.core.api.MigrationVersion;
+import org.flywaydb.core.api.configuration.FluentConfiguration;
+
+/**
+ * The migrations of one set (directory or domain) as Flyway resolves them from the classpath:
+ * version, description, script and checksum of each. Taken from Flyway's {@code
+ * MigrationInfoService} of a schema that does not exist ({@value #PROBE_SCHEMA}), where every
+ * resolved migration shows as pending with its resolved checksum, so the expected checksums are
+ * Flyway's own and no checksum is computed here.
+ */
+final class MigrationSet {
+
+  /**
+   * The schema Flyway's {@code info()} is asked about to list the resolved migrations; it is never
+   * created (info creates nothing). Should it exist, only its history is read, and the resolved
+   * checksums do not depend on it.
+   */
+  static final String PROBE_SCHEMA = "ledger_resolve_00000000";
+
+  private final SchemaKind kind;
+  private final List<String> locations;
+  private final Map<String, Resolved> byVersion;
+  private final List<Resolved> repeatables;
+  private final String latest;
+
+  /**
+   * One resolved migration.
+   *
+   * @param version the version, e.g. {@code 3}; null for a repeatable migration
+   * @param description e.g. {@code promotions new digest and why erased}
+   * @param script e.g. {@code V3__promotions_new_digest_and_why_erased.sql}
+   * @param checksum Flyway's checksum of the script
+   */
+  record Resolved(String version, String description, String script, Integer checksum) {
+
+    /**
+     * How a message names the migration.
+     *
+     * @return e.g. {@code V3 (V3__promotions_new_digest_and_why_erased.sql)}
+     */
+    String label() {
+      return (version == null ? "R" : "V" + version) + " (" + script + ")";
+    }
+  }
+
+  private MigrationSet(SchemaKind kind, List<String> locations, List<Resolved> resolved) {
+    this.kind = kind;
+    this.locations = List.copyOf(locations);
+    Map<String, Resolved> versioned = new LinkedHashMap<>();
+    List<Resolved> repeatable = new ArrayList<>();
+    for (Resolved r : resolved) {
+      if (r.version() == null) {
+        repeatable.add(r);
+      } else {
+        versioned.put(r.version(), r);
+      }
+    }
+    this.byVersion = Collections.unmodifiableMap(versioned);
+    this.repeatables = List.copyOf(repeatable);
+    this.latest =
+        versioned.keySet().stream()
+            .map(MigrationVersion::fromVersion)
+            .max(MigrationVersion::compareTo)
+            .map(MigrationVersion::getVersion)
+            .orElse(null);
+  }
+
+  /**
+   * Resolves a set through Flyway.
+   *
+   * @param kind which set
+   * @param dataSource a database Flyway may read (it reads {@value #PROBE_SCHEMA}'s history, if
+   *     any)
+   * @param locations the set's locations, its main one first
+   * @return the resolved set
+   */
+  static MigrationSet resolve(SchemaKind kind, DataSource dataSource, List<String> locations) {
+    BiFunction<DataSource, String, FluentConfiguration> configure =
+        kind == SchemaKind.DIRECTORY ? LedgerMigrations::directory : LedgerMigrations::domain;
+    MigrationInfo[] infos =
+        configure
+            .apply(dataSource, PROBE_SCHEMA)
+            .locations(locations.toArray(String[]::new))
+            .load()
+            .info()
+            .all();
+    List<Resolved> resolved = new ArrayList<>();
+    for (MigrationInfo info : infos) {
+      if (!info.getState().isResolved()) {
+        continue;
+      }
+      resolved.add(
+          new Resolved(
+              info.getVersion() == null ? null : info.getVersion().getVersion(),
+              info.getResolvedDescription(),
+              info.getScript(),
+              info.getResolvedChecksum()));
+    }
+    return new MigrationSet(kind, locations, resolved);
+  }
+
+  /**
+   * Which set this is.
+   *
+   * @return directory or domain
+   */
+  SchemaKind kind() {
+    return kind;
+  }
+
+  /**
+   * The locations the set was resolved from.
+   *
+   * @return Flyway locations, e.g. {@code classpath:db/ledger/domain}
+   */
+  List<String> locations() {
+    return locations;
+  }
+
+  /**
+   * The versioned migrations, by version, in version order.
+   *
+   * @return the map, unmodifiable
+   */
+  Map<String, Resolved> versioned() {
+    return byVersion;
+  }
+
+  /**
+   * The repeatable migrations.
+   *
+   * @return the list, possibly empty
+   */
+  List<Resolved> repeatables() {
+    return repeatables;
+  }
+
+  /**
+   * The latest version.
+   *
+   * @return e.g. {@code 5}; null for an empty set
+   */
+  String latest() {
+    return latest;
+  }
+}

@@ -1,0 +1,17 @@
+package dev.ledger.migrate;
+
+/** Where a schema stands after a run (or, for plan and status, before one). */
+public enum SchemaState {
+  /** At the current version, checksums matching, catalog as expected: nothing was done. */
+  CURRENT,
+  /** Did not exist; made and brought to the current version. */
+  CREATED,
+  /** Had a Flyway history; the pending migrations were applied. */
+  MIGRATED,
+  /** Made by the reference stack (no Flyway history): baselined at its shape, then migrated. */
+  ADOPTED,
+  /** Plan and status only: something would be applied. */
+  PENDING,
+  /** Could not be brought to, or verified at, the current version; see the error. */
+  FAILED
+}

@@ -1,0 +1,31 @@
+package dev.ledger.migrate;
+
+import java.time.Duration;
+
+/**
+ * What a fleet run did for one tenant (the reference reconciler's {@code TenantReport}).
+ *
+ * @param tenant the tenant id
+ * @param before its registry status before the run
+ * @param status its registry status after the run (a plan changes none)
+ * @param skipped true when the run left it alone (degraded, not retried)
+ * @param applied migrations applied to its database by this run, over all its schemas
+ * @param pending plan: migrations a migrate would apply, over all its schemas
+ * @param schemas schemas of its database the run looked at; zero when it could not be reached
+ * @param error why it is degraded (names the migration or the failure); null when it is not. Never
+ *     contains its DSN or password
+ * @param elapsed time spent on it, lock wait included
+ * @param report its database's report (errors redacted); null when it could not be reached or was
+ *     skipped
+ */
+public record TenantReport(
+    String tenant,
+    TenantStatus before,
+    TenantStatus status,
+    boolean skipped,
+    int applied,
+    int pending,
+    int schemas,
+    String error,
+    Duration elapsed,
+    MigrationReport report) {}
