@@ -24,7 +24,7 @@ final class AppendBench {
       String oursSchema = ledger.provision(oursDomain);
       String baseSchema = ledger.provision(baseDomain);
       RawLedger raw = new RawLedger(pool, baseDomain, baseSchema, sql);
-      int perRound = ctx.size(600, 12_000);
+      int perRound = ctx.size(400, 12_000);
       int rounds = ctx.size(2, 3);
       AtomicLong oursFiled = new AtomicLong();
       AtomicLong baseFiled = new AtomicLong();

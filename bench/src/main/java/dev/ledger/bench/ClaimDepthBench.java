@@ -61,11 +61,11 @@ final class ClaimDepthBench {
     try (HikariDataSource pool = ctx.server().pool(db, 8)) {
       OursSql sql = Context.captureSql(pool);
       Ledger ledger = Context.ledger(pool);
-      int samples = ctx.size(20, 100);
+      int samples = ctx.size(16, 100);
       int ineligible = ctx.size(10_000, 100_000);
       int[] depths = ctx.quick() ? new int[] {1_000, 10_000} : new int[] {1_000, 10_000, 100_000};
       // warm-up, not reported: the JIT compiles both claims before the first measured scenario
-      scenario(ctx, pool, ledger, sql, Filter.NONE, 0, 1_000, ctx.size(60, 200), "warm-up");
+      scenario(ctx, pool, ledger, sql, Filter.NONE, 0, 1_000, ctx.size(40, 200), "warm-up");
       double[] depth1k = null;
       double[] deepest = null;
       for (int depth : depths) {
@@ -189,7 +189,7 @@ final class ClaimDepthBench {
     List<Double> naive = new ArrayList<>();
     // round 0 warms up (5 claims a side, checked, not timed); rounds 1 and 2 alternate the order
     int rounds = 3;
-    double budgetSeconds = ctx.quick() ? 8 : 20;
+    double budgetSeconds = ctx.quick() ? 5 : 20;
     for (int r = 0; r < rounds; r++) {
       for (int side = 0; side < 2; side++) {
         boolean oursTurn = (side == 0) == (r % 2 == 0);

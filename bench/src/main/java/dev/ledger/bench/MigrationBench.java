@@ -50,7 +50,7 @@ final class MigrationBench {
       List<String> scripts = scripts(pool, template);
       List<String> schemas = new ArrayList<>();
       int[] sizes = ctx.quick() ? new int[] {10, 50} : new int[] {10, 100, 1_000, 10_000};
-      int sampleMax = ctx.size(100, 500);
+      int sampleMax = ctx.size(50, 500);
       for (int size : sizes) {
         long t0 = System.nanoTime();
         while (schemas.size() < size) {
@@ -121,7 +121,7 @@ final class MigrationBench {
     try (HikariDataSource pool = ctx.server().pool(db, 32)) {
       Ledger ledger = Context.ledger(pool);
       ledger.domains(); // the directory exists before the loop and the job run
-      int n = ctx.size(16, 200);
+      int n = ctx.size(12, 200);
       AtomicInteger next = new AtomicInteger();
       List<Double> loop = new ArrayList<>();
       loop.add(loop(pool, n, next));
@@ -211,7 +211,7 @@ final class MigrationBench {
    * @throws Exception on failure
    */
   static void fleet(Context ctx) throws Exception {
-    int tenants = ctx.size(4, 20);
+    int tenants = ctx.size(3, 20);
     int domains = 3;
     List<String> made = new ArrayList<>();
     try {

@@ -44,7 +44,7 @@ final class ReplayBench {
     try (HikariDataSource pool = ctx.server().pool(db, 8)) {
       Ledger ledger = Context.ledger(pool);
       String schema = ledger.provision(DOMAIN);
-      int tasks = ctx.size(3_000, 100_000);
+      int tasks = ctx.size(2_000, 100_000);
       seed(pool, schema, tasks);
       live(ledger);
       long events = Context.count(pool, "SELECT count(*) FROM \"" + schema + "\".events");
