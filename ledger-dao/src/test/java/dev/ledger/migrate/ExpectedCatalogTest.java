@@ -22,11 +22,11 @@ class ExpectedCatalogTest {
   @Test
   void a_schema_flyway_migrated_reads_back_exactly_the_catalog_of_the_generated_classes() {
     String schema = DomainSchemas.schemaName("catalog-check");
-    LedgerMigrations.migrateDirectory(PG.dataSource(), "public");
+    LedgerMigrations.migrateDirectory(PG.dataSource(), "public", 1);
     LedgerMigrations.migrateDomain(PG.dataSource(), schema);
     DSLContext ctx = DSL.using(PG.dataSource(), SQLDialect.POSTGRES);
     Catalog catalog =
-        new Catalog(ctx, new RenderMappedDsl(PG.dataSource(), "public", List.of()), "public");
+        new Catalog(ctx, new RenderMappedDsl(PG.dataSource(), "public", List.of()), "public", 1);
 
     Map<String, Set<String>> details = catalog.details(List.of(schema));
     assertThat(details.get(schema))
