@@ -22,7 +22,7 @@ class ExpectedCatalogTest {
   @Test
   void a_schema_flyway_migrated_reads_back_exactly_the_catalog_of_the_generated_classes() {
     String schema = DomainSchemas.schemaName("catalog-check");
-    LedgerMigrations.migrateDirectory(PG.dataSource(), "public", 1);
+    LedgerMigrations.migrateDirectory(PG.dataSource(), "public");
     LedgerMigrations.migrateDomain(PG.dataSource(), schema);
     DSLContext ctx = DSL.using(PG.dataSource(), SQLDialect.POSTGRES);
     Catalog catalog =
