@@ -1,0 +1,568 @@
+package dev.ledger.bench;
+
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.ledger.Label;
+import dev.ledger.TaskSpec;
+import dev.ledger.codegen.convert.Rfc3339;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+import javax.sql.DataSource;
+
+/**
+ * The baseline: the statements our code emits ({@link OursSql}, captured from jOOQ), issued raw
+ * over plain JDBC with the same transaction boundaries, the same bind values and the same checks
+ * (status, fencing), and nothing else: no jOOQ rendering, no records, no routing cache. The ratio
+ * of ours to this is our overhead. Also the naive claim of B3, {@code ORDER BY ... LIMIT 1 FOR
+ * UPDATE SKIP LOCKED} with the filter in {@code WHERE}.
+ */
+final class RawLedger {
+
+  /** A claimed task: its id and the attempt that is its lease. */
+  record Claim(String id, long attempt, long priority, String created) {}
+
+  private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
+
+  private final DataSource dataSource;
+  private final String domain;
+  private final String schema;
+  private final String[] file;
+  private final String[] admit;
+  private final String[] claim;
+  private final List<OursSql.Role> claimBinds;
+  private final List<OursSql.Role> windowBinds;
+  private final String[] complete;
+  private final String naive;
+  private final String naiveUpdate;
+
+  /**
+   * Creates the baseline for one domain.
+   *
+   * @param dataSource the database (a pool like ours')
+   * @param domain the domain, provisioned
+   * @param schema its schema, bare
+   * @param ours our statements
+   */
+  RawLedger(DataSource dataSource, String domain, String schema, OursSql ours) {
+    this.dataSource = dataSource;
+    this.domain = domain;
+    this.schema = schema;
+    this.file = retarget(ours, ours.file());
+    this.admit = retarget(ours, ours.admit());
+    this.claim = retarget(ours, ours.claim());
+    this.claimBinds = ours.claimBinds();
+    this.windowBinds = ours.windowBinds();
+    this.complete = retarget(ours, ours.complete());
+    String s = "\"" + schema + "\"";
+    this.naive =
+        "SELECT t.id FROM "
+            + s
+            + ".tasks t WHERE t.status = 'admitted' AND t.label_rank <= ?"
+            + " AND t.requirements::jsonb <@ ?::jsonb"
+            + " AND NOT EXISTS (SELECT 1 FROM jsonb_array_elements_text(t.depends_on::jsonb) d(dep)"
+            + " WHERE NOT EXISTS (SELECT 1 FROM public.ledger_tasks l"
+            + " WHERE l.id = d.dep AND l.completed))"
+            + " AND NOT EXISTS (SELECT 1 FROM "
+            + s
+            + ".tasks c WHERE c.origin = 'continues:' || t.id"
+            + " AND c.status NOT IN ('completed', 'invalidated'))"
+            + " ORDER BY t.priority DESC, t.created LIMIT 1 FOR UPDATE SKIP LOCKED";
+    this.naiveUpdate =
+        "UPDATE "
+            + s
+            + ".tasks SET status = 'claimed', holder = ?, lease_until = ?, attempts = attempts + 1"
+            + " WHERE id = ? RETURNING attempts";
+  }
+
+  private String[] retarget(OursSql ours, List<String> sql) {
+    return sql.stream().map(x -> ours.retarget(x, schema)).toArray(String[]::new);
+  }
+
+  /**
+   * The naive claim of B3, hand-written.
+   *
+   * @return its SQL text
+   */
+  String naiveSql() {
+    return naive;
+  }
+
+  /**
+   * Files a task, as {@code Ledger.file} does for a spec without origin or dependencies (so it is
+   * never {@code blocked}).
+   *
+   * @param spec the spec
+   * @return the id
+   * @throws SQLException when the server refuses
+   */
+  String file(TaskSpec spec) throws SQLException {
+    Instant now = now();
+    String id = newId();
+    try (Connection c = dataSource.getConnection()) {
+      c.setAutoCommit(false);
+      try {
+        event(c, file[0], id, "created", now, created(id, spec));
+        String requirements = Seeder.jsonArray(spec.requirements());
+        try (PreparedStatement p = c.prepareStatement(file[1])) {
+          p.setLong(1, spec.classification().rank());
+          p.setString(2, md5(requirements));
+          p.setString(3, requirements);
+          p.executeUpdate(); // on conflict do nothing: 0 or 1 row
+        }
+        try (PreparedStatement p = c.prepareStatement(file[2])) {
+          p.setString(1, id);
+          p.setString(2, spec.domain());
+          p.setString(3, spec.title());
+          p.setString(4, spec.body());
+          p.setString(5, Seeder.jsonArray(spec.requirements()));
+          p.setString(6, Seeder.jsonArray(spec.dependsOn()));
+          text(p, 7, spec.origin());
+          text(p, 8, spec.upstreamEvent());
+          p.setString(9, spec.createdBy());
+          p.setLong(10, spec.classification().rank());
+          p.setLong(11, spec.priority());
+          p.setString(12, Rfc3339.format(now));
+          p.setString(13, "proposed");
+          text(p, 14, null);
+          text(p, 15, null);
+          p.setLong(16, 0L);
+          text(p, 17, null);
+          text(p, 18, null);
+          text(p, 19, null);
+          text(p, 20, null);
+          p.setBoolean(21, false); // blocked: the baseline files no dependencies
+          one(p.executeUpdate(), "insert task");
+        }
+        try (PreparedStatement p = c.prepareStatement(file[3])) {
+          p.setString(1, id);
+          p.setString(2, spec.domain());
+          p.setBoolean(3, false);
+          one(p.executeUpdate(), "insert route");
+        }
+        c.commit();
+      } catch (SQLException | RuntimeException e) {
+        c.rollback();
+        throw e;
+      } finally {
+        c.setAutoCommit(true);
+      }
+    }
+    return id;
+  }
+
+  /**
+   * Admits a proposed task.
+   *
+   * @param id the task
+   * @throws SQLException when the server refuses
+   */
+  void admit(String id) throws SQLException {
+    try (Connection c = dataSource.getConnection()) {
+      route(c, admit[0], id);
+      c.setAutoCommit(false);
+      try {
+        try (PreparedStatement p = c.prepareStatement(admit[1])) {
+          p.setString(1, id);
+          try (ResultSet rs = p.executeQuery()) {
+            if (!rs.next() || !"proposed".equals(rs.getString("status"))) {
+              throw new BenchFailure("baseline admit: task " + id + " is not proposed");
+            }
+          }
+        }
+        event(c, admit[2], id, "admitted", now(), JSON.objectNode());
+        try (PreparedStatement p = c.prepareStatement(admit[3])) {
+          p.setString(1, "admitted");
+          p.setString(2, id);
+          one(p.executeUpdate(), "update task");
+        }
+        c.commit();
+      } catch (SQLException | RuntimeException e) {
+        c.rollback();
+        throw e;
+      } finally {
+        c.setAutoCommit(true);
+      }
+    }
+  }
+
+  /**
+   * Claims up to {@code max} tasks with our claim statement.
+   *
+   * @param holder who claims
+   * @param lease how long
+   * @param manifest what the claimer can do
+   * @param handling its handling level
+   * @param max the most tasks
+   * @return the claims, in claim order
+   * @throws SQLException when the server refuses
+   */
+  List<Claim> claim(
+      String holder, Duration lease, Collection<String> manifest, Label handling, int max)
+      throws SQLException {
+    Instant now = now();
+    Instant until = now.plus(lease);
+    List<Claim> claims = new ArrayList<>(max);
+    try (Connection c = dataSource.getConnection()) {
+      c.setAutoCommit(false);
+      try {
+        // as Ledger.claimBatch: short of max with a full window, look again in one 8 times larger
+        int window = window(max);
+        claimIn(c, now, until, handling, manifest, max, window, holder, claims);
+        while (claims.size() < max
+            && window <= MAX_WINDOW / 8
+            && windowFull(c, now, handling, manifest, window)) {
+          window *= 8;
+          claimIn(c, now, until, handling, manifest, max - claims.size(), window, holder, claims);
+        }
+        claims.sort(
+            Comparator.comparingLong(Claim::priority).reversed().thenComparing(Claim::created));
+        ObjectNode payload =
+            JSON.objectNode().put("holder", holder).put("until", Rfc3339.format(until));
+        for (Claim x : claims) {
+          event(c, claim[2], x.id(), "claimed", now, payload);
+        }
+        c.commit();
+      } catch (SQLException | RuntimeException e) {
+        c.rollback();
+        throw e;
+      } finally {
+        c.setAutoCommit(true);
+      }
+    }
+    return claims;
+  }
+
+  /** Ledger.MAX_CLAIM_WINDOW: the largest window a claim grows to. */
+  private static final int MAX_WINDOW = 1 << 20;
+
+  /**
+   * How many candidate rows a claim of {@code max} reads, as {@code Ledger.claimWindow}.
+   *
+   * @param max the most tasks
+   * @return the window
+   */
+  static int window(int max) {
+    return Math.max(2 * max, max + 64);
+  }
+
+  private void claimIn(
+      Connection c,
+      Instant now,
+      Instant until,
+      Label handling,
+      Collection<String> manifest,
+      int max,
+      int window,
+      String holder,
+      List<Claim> claims)
+      throws SQLException {
+    try (PreparedStatement p = c.prepareStatement(claim[0])) {
+      Object[] values = values(claimBinds, now, until, handling, manifest, max, window, holder);
+      for (int i = 0; i < values.length; i++) {
+        literal(p, i + 1, values[i]);
+      }
+      try (ResultSet rs = p.executeQuery()) {
+        while (rs.next()) {
+          claims.add(
+              new Claim(
+                  rs.getString("id"),
+                  rs.getLong("attempts"),
+                  rs.getLong("priority"),
+                  rs.getString("created")));
+        }
+      }
+    }
+  }
+
+  private boolean windowFull(
+      Connection c, Instant now, Label handling, Collection<String> manifest, int window)
+      throws SQLException {
+    try (PreparedStatement p = c.prepareStatement(claim[1])) {
+      Object[] values = values(windowBinds, now, now, handling, manifest, 0, window, "");
+      for (int i = 0; i < values.length; i++) {
+        literal(p, i + 1, values[i]);
+      }
+      try (ResultSet rs = p.executeQuery()) {
+        rs.next();
+        return rs.getInt(1) >= window;
+      }
+    }
+  }
+
+  /**
+   * The bind values of our claim statement for one claim, in order.
+   *
+   * @param now the claim's time
+   * @param until the new lease's end
+   * @param handling the claimer's handling level
+   * @param manifest the claimer's manifest
+   * @param max the most tasks
+   * @param holder the claimer
+   * @return the values: text, {@code Long} or as our code bound its constants
+   */
+  Object[] claimValues(
+      Instant now,
+      Instant until,
+      Label handling,
+      Collection<String> manifest,
+      int max,
+      String holder) {
+    return values(claimBinds, now, until, handling, manifest, max, window(max), holder);
+  }
+
+  private static Object[] values(
+      List<OursSql.Role> roles,
+      Instant now,
+      Instant until,
+      Label handling,
+      Collection<String> manifest,
+      int max,
+      int window,
+      String holder) {
+    Object[] values = new Object[roles.size()];
+    for (int i = 0; i < values.length; i++) {
+      OursSql.Role role = roles.get(i);
+      values[i] =
+          switch (role.kind()) {
+            case NOW -> Rfc3339.format(now);
+            case UNTIL -> Rfc3339.format(until);
+            case RANK -> handling.rank();
+            case MANIFEST -> Seeder.jsonArray(List.copyOf(manifest));
+            case MAX -> (long) max;
+            case WINDOW -> (long) window;
+            case HOLDER -> holder;
+            case LITERAL -> role.literal();
+          };
+    }
+    return values;
+  }
+
+  /**
+   * Our claim statement, on this baseline's schema.
+   *
+   * @return its SQL text
+   */
+  String claimSql() {
+    return claim[0];
+  }
+
+  /**
+   * The naive claim of one task: the filter in {@code WHERE}, {@code ORDER BY priority DESC,
+   * created LIMIT 1 FOR UPDATE SKIP LOCKED}, then the update and the event.
+   *
+   * @param holder who claims
+   * @param lease how long
+   * @param manifest what the claimer can do
+   * @param handling its handling level
+   * @return the claim, or null when nothing is claimable
+   * @throws SQLException when the server refuses
+   */
+  Claim naiveClaim(String holder, Duration lease, Collection<String> manifest, Label handling)
+      throws SQLException {
+    Instant now = now();
+    Instant until = now.plus(lease);
+    try (Connection c = dataSource.getConnection()) {
+      c.setAutoCommit(false);
+      try {
+        String id = null;
+        try (PreparedStatement p = c.prepareStatement(naive)) {
+          p.setLong(1, handling.rank());
+          p.setString(2, Seeder.jsonArray(List.copyOf(manifest)));
+          try (ResultSet rs = p.executeQuery()) {
+            if (rs.next()) {
+              id = rs.getString(1);
+            }
+          }
+        }
+        Claim out = null;
+        if (id != null) {
+          try (PreparedStatement p = c.prepareStatement(naiveUpdate)) {
+            p.setString(1, holder);
+            p.setString(2, Rfc3339.format(until));
+            p.setString(3, id);
+            try (ResultSet rs = p.executeQuery()) {
+              rs.next();
+              out = new Claim(id, rs.getLong(1), 0, "");
+            }
+          }
+          event(
+              c,
+              claim[2],
+              id,
+              "claimed",
+              now,
+              JSON.objectNode().put("holder", holder).put("until", Rfc3339.format(until)));
+        }
+        c.commit();
+        return out;
+      } catch (SQLException | RuntimeException e) {
+        c.rollback();
+        throw e;
+      } finally {
+        c.setAutoCommit(true);
+      }
+    }
+  }
+
+  /**
+   * Completes a claimed task, fenced on holder and attempt as ours is, and looks for its blocked
+   * dependents as ours does (the baseline's tasks have none, so ours' unblocking update never runs
+   * on either side).
+   *
+   * @param id the task
+   * @param holder the lease's holder
+   * @param attempt the lease's attempt
+   * @throws SQLException when the server refuses
+   * @throws BenchFailure when the lease is not the task's current one
+   */
+  void complete(String id, String holder, long attempt) throws SQLException {
+    try (Connection c = dataSource.getConnection()) {
+      route(c, complete[0], id);
+      c.setAutoCommit(false);
+      try {
+        try (PreparedStatement p = c.prepareStatement(complete[1])) {
+          p.setString(1, id);
+          try (ResultSet rs = p.executeQuery()) {
+            if (!rs.next()
+                || !"claimed".equals(rs.getString("status"))
+                || !holder.equals(rs.getString("holder"))
+                || rs.getLong("attempts") != attempt) {
+              throw new BenchFailure("baseline complete: lease of " + id + " lost");
+            }
+          }
+        }
+        event(c, complete[2], id, "completed", now(), JSON.objectNode().putNull("handoff"));
+        try (PreparedStatement p = c.prepareStatement(complete[3])) {
+          p.setString(1, "completed");
+          text(p, 2, null);
+          text(p, 3, null);
+          p.setString(4, id);
+          one(p.executeUpdate(), "update task");
+        }
+        try (PreparedStatement p = c.prepareStatement(complete[4])) {
+          p.setBoolean(1, true);
+          p.setString(2, id);
+          one(p.executeUpdate(), "update route");
+        }
+        try (PreparedStatement p = c.prepareStatement(complete[5])) {
+          p.setString(1, Seeder.jsonArray(List.of(id)));
+          try (ResultSet rs = p.executeQuery()) {
+            if (rs.next()) {
+              throw new BenchFailure("baseline complete: " + id + " has dependents");
+            }
+          }
+        }
+        c.commit();
+      } catch (SQLException | RuntimeException e) {
+        c.rollback();
+        throw e;
+      } finally {
+        c.setAutoCommit(true);
+      }
+    }
+  }
+
+  private String route(Connection c, String sql, String id) throws SQLException {
+    try (PreparedStatement p = c.prepareStatement(sql)) {
+      p.setString(1, id);
+      try (ResultSet rs = p.executeQuery()) {
+        if (!rs.next() || !domain.equals(rs.getString(1))) {
+          throw new BenchFailure("baseline: no route for task " + id);
+        }
+        return rs.getString(1);
+      }
+    }
+  }
+
+  private static void event(
+      Connection c, String sql, String id, String kind, Instant at, ObjectNode payload)
+      throws SQLException {
+    try (PreparedStatement p = c.prepareStatement(sql)) {
+      p.setString(1, id);
+      p.setString(2, kind);
+      p.setString(3, Rfc3339.format(at));
+      p.setString(4, payload.toString());
+      one(p.executeUpdate(), "insert event");
+    }
+  }
+
+  private static String md5(String text) {
+    try {
+      return java.util.HexFormat.of()
+          .formatHex(
+              java.security.MessageDigest.getInstance("MD5")
+                  .digest(text.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+    } catch (java.security.NoSuchAlgorithmException e) {
+      throw new IllegalStateException("every Java platform has MD5", e);
+    }
+  }
+
+  private static ObjectNode created(String id, TaskSpec spec) {
+    ObjectNode s = JSON.objectNode();
+    s.put("domain", spec.domain());
+    s.put("title", spec.title());
+    s.put("body", spec.body());
+    spec.requirements().forEach(s.putArray("requirements")::add);
+    spec.dependsOn().forEach(s.putArray("depends_on")::add);
+    s.put("origin", spec.origin());
+    s.put("upstream_event", spec.upstreamEvent());
+    s.put("created_by", spec.createdBy());
+    s.put("classification", spec.classification().wire());
+    s.put("priority", spec.priority());
+    ObjectNode p = JSON.objectNode();
+    p.put("id", id);
+    p.set("spec", s);
+    return p;
+  }
+
+  private static void literal(PreparedStatement p, int i, Object v) throws SQLException {
+    if (v == null) {
+      p.setNull(i, Types.VARCHAR);
+    } else if (v instanceof Long l) {
+      p.setLong(i, l);
+    } else if (v instanceof Integer n) {
+      p.setInt(i, n);
+    } else if (v instanceof Boolean b) {
+      p.setBoolean(i, b);
+    } else if (v instanceof String t) {
+      p.setString(i, t);
+    } else {
+      throw new BenchFailure("our claim binds a " + v.getClass() + "; teach RawLedger to bind it");
+    }
+  }
+
+  private static void text(PreparedStatement p, int i, String v) throws SQLException {
+    if (v == null) {
+      p.setNull(i, Types.VARCHAR);
+    } else {
+      p.setString(i, v);
+    }
+  }
+
+  private static void one(int n, String what) {
+    if (n != 1) {
+      throw new BenchFailure("baseline " + what + ": " + n + " rows, expected 1");
+    }
+  }
+
+  private static Instant now() {
+    return Instant.now().truncatedTo(ChronoUnit.MICROS);
+  }
+
+  private static String newId() {
+    long micros = ChronoUnit.MICROS.between(Instant.EPOCH, Instant.now());
+    return String.format(
+        "t%014x-%08x", micros, ThreadLocalRandom.current().nextInt() & 0xffffffffL);
+  }
+}
