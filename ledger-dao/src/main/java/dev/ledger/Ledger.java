@@ -66,6 +66,12 @@ public final class Ledger {
   private static final String COMPLETED = Status.COMPLETED.wire();
   private static final String INVALIDATED = Status.INVALIDATED.wire();
 
+  /**
+   * The largest window a claim grows to when concurrent transactions hold the rows of a smaller one
+   * (see {@link #claimBatch}): far more locked rows than any pool has connections.
+   */
+  static final int MAX_CLAIM_WINDOW = 1 << 20;
+
   private final RenderMappedDsl dsl;
   private final Directory directory;
   private final Clock clock;
@@ -326,21 +332,27 @@ public final class Ledger {
                     DSLContext tx = cfg.dsl();
                     Instant now = now();
                     Instant until = now.plus(lease);
-                    CommonTableExpression<Record1<String>> candidate =
-                        claimCandidates(now, manifest, handling, max);
-                    Field<String> candidateId = candidate.field("id", String.class);
-                    Result<TasksRecord> claimed =
-                        tx.with(candidate)
-                            .update(TASKS)
-                            .set(TASKS.STATUS, Status.CLAIMED.wire())
-                            .set(TASKS.HOLDER, holder)
-                            .set(TASKS.LEASE_UNTIL, until)
-                            .set(TASKS.ATTEMPTS, TASKS.ATTEMPTS.plus(1L))
-                            .from(candidate)
-                            .where(TASKS.ID.eq(candidateId))
-                            .returning()
-                            .fetch();
-                    List<TasksRecord> rows = new ArrayList<>(claimed);
+                    int window = claimWindow(max);
+                    List<TasksRecord> rows =
+                        new ArrayList<>(
+                            claimIn(tx, now, until, holder, manifest, handling, max, window));
+                    // short of max with a full window: concurrent transactions hold (or just
+                    // changed) rows of the window; look behind them in a window 8 times larger
+                    while (rows.size() < max
+                        && window <= MAX_CLAIM_WINDOW / 8
+                        && windowFull(tx, now, manifest, handling, window)) {
+                      window *= 8;
+                      rows.addAll(
+                          claimIn(
+                              tx,
+                              now,
+                              until,
+                              holder,
+                              manifest,
+                              handling,
+                              max - rows.size(),
+                              window));
+                    }
                     rows.sort(
                         Comparator.comparing(TasksRecord::getPriority)
                             .reversed()
@@ -1078,12 +1090,41 @@ public final class Ledger {
    * are not in that index), merges the walks in claim order into a window of {@link #claimWindow}
    * rows, and locks from the window after checking every condition again on the current row
    * versions. The window only holds rows that were claimable when the statement began, so it comes
-   * up short only when more claimers than the window's slack are locking the same rows at once.
+   * up short only when more claimers than the window's slack are locking the same rows at once;
+   * {@link #claimBatch} then sees the window full ({@link #windowFull}) and claims again from a
+   * larger one, so a claim never comes back empty while a task it may take is free.
    */
   private static CommonTableExpression<Record1<String>> claimCandidates(
-      Instant now, Collection<String> manifest, Label handling, int max) {
+      Instant now, Collection<String> manifest, Label handling, int max, int window) {
+    ClaimWindow cw = claimWindowCtes(now, manifest, handling, window);
+    CommonTableExpression<Record2<Long, String>> classes = cw.classes();
+    CommonTableExpression<Record1<String>> windowed = cw.ids();
+    Tasks t = TASKS.as("t");
+    return DSL.name("candidate")
+        .fields("id")
+        .asMaterialized(
+            DSL.with(classes)
+                .with(windowed)
+                .select(t.ID)
+                .from(t)
+                .where(t.ID.in(DSL.select(windowed.field("id", String.class)).from(windowed)))
+                .and(claimable(t, now, manifest, handling))
+                .orderBy(t.PRIORITY.desc(), t.CREATED.asc())
+                .limit(max)
+                .forUpdate()
+                .of(t)
+                .skipLocked());
+  }
+
+  /** The claim's walk: the admitted claim classes, and the window of candidate ids. */
+  private record ClaimWindow(
+      CommonTableExpression<Record2<Long, String>> classes,
+      CommonTableExpression<Record1<String>> ids) {}
+
+  /** The CTEs {@code classes} and {@code window} of {@link #claimCandidates}. */
+  private static ClaimWindow claimWindowCtes(
+      Instant now, Collection<String> manifest, Label handling, int window) {
     String manifestJson = jsonArray(List.copyOf(manifest));
-    int window = claimWindow(max);
     dev.ledger.codegen.db.ledger_template.tables.ClaimClasses k = CLAIM_CLASSES.as("k");
     CommonTableExpression<Record2<Long, String>> classes =
         DSL.name("classes")
@@ -1115,7 +1156,7 @@ public final class Ledger {
                     .and(DSL.not(w.BLOCKED))
                     .and(w.STATUS.eq(DSL.inline(Status.ADMITTED.wire())).or(w.LEASE_UNTIL.lt(now)))
                     .and(dependenciesCompleted(w))
-                    .and(noOpenContinuation(w))
+                    .and(noOpenContinuationFilter(w))
                     .orderBy(w.PRIORITY.desc(), w.CREATED.asc())
                     .limit(window))
             .as("x");
@@ -1128,21 +1169,44 @@ public final class Ledger {
                     .crossJoin(walk)
                     .orderBy(walk.field(w.PRIORITY).desc(), walk.field(w.CREATED).asc())
                     .limit(window));
-    Tasks t = TASKS.as("t");
-    return DSL.name("candidate")
-        .fields("id")
-        .asMaterialized(
-            DSL.with(classes)
-                .with(windowed)
-                .select(t.ID)
-                .from(t)
-                .where(t.ID.in(DSL.select(windowed.field("id", String.class)).from(windowed)))
-                .and(claimable(t, now, manifest, handling))
-                .orderBy(t.PRIORITY.desc(), t.CREATED.asc())
-                .limit(max)
-                .forUpdate()
-                .of(t)
-                .skipLocked());
+    return new ClaimWindow(classes, windowed);
+  }
+
+  /** Claims up to {@code max} tasks from a window of {@code window} candidates, in one UPDATE. */
+  private static Result<TasksRecord> claimIn(
+      DSLContext tx,
+      Instant now,
+      Instant until,
+      String holder,
+      Collection<String> manifest,
+      Label handling,
+      int max,
+      int window) {
+    CommonTableExpression<Record1<String>> candidate =
+        claimCandidates(now, manifest, handling, max, window);
+    Field<String> candidateId = candidate.field("id", String.class);
+    return tx.with(candidate)
+        .update(TASKS)
+        .set(TASKS.STATUS, Status.CLAIMED.wire())
+        .set(TASKS.HOLDER, holder)
+        .set(TASKS.LEASE_UNTIL, until)
+        .set(TASKS.ATTEMPTS, TASKS.ATTEMPTS.plus(1L))
+        .from(candidate)
+        .where(TASKS.ID.eq(candidateId))
+        .returning()
+        .fetch();
+  }
+
+  /**
+   * Whether the walk of a claim still finds a whole window of candidates: then a claim from it that
+   * came up short lost rows to concurrent transactions, not to an empty queue. Reads at most {@code
+   * window} rows per claim class, as the claim does.
+   */
+  private static boolean windowFull(
+      DSLContext tx, Instant now, Collection<String> manifest, Label handling, int window) {
+    ClaimWindow cw = claimWindowCtes(now, manifest, handling, window);
+    return tx.with(cw.classes()).with(cw.ids()).selectCount().from(cw.ids()).fetchOne(0, int.class)
+        >= window;
   }
 
   /**
@@ -1205,6 +1269,23 @@ public final class Ledger {
             .and(c.STATUS.notIn(DSL.inline(COMPLETED), DSL.inline(INVALIDATED))));
   }
 
+  /**
+   * {@link #noOpenContinuation} as a per-row filter, for the window walk. PostgreSQL turns a
+   * top-level {@code NOT EXISTS} into an anti join, and plans it (already at a few thousand tasks)
+   * as a hash join over the whole claim class followed by a sort, reading the entire queue instead
+   * of the window. A scalar subquery is never pulled up into a join: the walk keeps the index order
+   * and stops after the window, probing {@code tasks_by_origin} once per row it reads.
+   */
+  private static Condition noOpenContinuationFilter(Tasks t) {
+    Tasks c = TASKS.as("c");
+    return DSL.field(
+            DSL.selectCount()
+                .from(c)
+                .where(c.ORIGIN.eq(DSL.inline("continues:").concat(t.ID)))
+                .and(c.STATUS.notIn(DSL.inline(COMPLETED), DSL.inline(INVALIDATED))))
+        .eq(DSL.inline(0));
+  }
+
   /** Why a task cannot be claimed, for {@link WrongStateException}'s message. */
   private static String whyNotClaimable(
       TasksRecord row, Instant now, Collection<String> manifest, Label handling) {
@@ -1248,6 +1329,9 @@ public final class Ledger {
       return body.get();
     } catch (DataAccessException e) {
       throw new LedgerStorageException(operation, e.sqlState(), e);
+    } catch (org.flywaydb.core.api.FlywayException e) {
+      // provisioning a new domain's schema failed (connection lost, migration refused)
+      throw new LedgerStorageException(operation, null, e);
     } catch (IllegalArgumentException e) {
       // a stored value a converter could not read
       throw new LedgerException(operation + ": " + e.getMessage(), e);

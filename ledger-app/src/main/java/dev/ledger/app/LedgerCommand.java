@@ -21,6 +21,10 @@ public abstract class LedgerCommand implements Callable<Integer> {
   @Option(names = "--json", description = "Print one JSON document instead of text.")
   protected boolean json;
 
+  /** Show the stack trace of an error (read by {@link Main}'s error handler). */
+  @Option(names = "--verbose", description = "Show the stack trace of an error.")
+  protected boolean verbose;
+
   /** The command's picocli spec, for its output streams. */
   @Spec protected CommandSpec spec;
 

@@ -1,5 +1,6 @@
 package dev.ledger.app;
 
+import dev.ledger.app.diff.SchemaDiffCommand;
 import dev.ledger.app.fleet.FleetCommand;
 import dev.ledger.app.migrate.MigrateCommand;
 import dev.ledger.app.migrate.PlanCommand;
@@ -10,8 +11,6 @@ import dev.ledger.app.task.TaskCommand;
 import java.io.PrintWriter;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.ScopeType;
 
 /**
  * The {@code ledger-app} command line: the root picocli command whose subcommands are the migration
@@ -20,9 +19,11 @@ import picocli.CommandLine.ScopeType;
  * <pre>{@code
  * java -jar ledger-app/target/ledger-app.jar migrate            # embedded PostgreSQL in ~/.ledger
  * java -jar ledger-app/target/ledger-app.jar migrate --url jdbc:postgresql://host/db?user=u
+ * java -jar ledger-app/target/ledger-app.jar schema-diff --base base/db/migration --head db/migration
  * }</pre>
  *
- * <p>Exit codes are those of {@link ExitCodes}.
+ * <p>Exit codes are those of {@link ExitCodes}; {@code schema-diff} has its own three, for CI
+ * ({@link SchemaDiffCommand}).
  */
 @Command(
     name = "ledger-app",
@@ -35,6 +36,7 @@ import picocli.CommandLine.ScopeType;
       PlanCommand.class,
       StatusCommand.class,
       FleetCommand.class,
+      SchemaDiffCommand.class,
       TaskCommand.class,
       LedgerCommands.Domains.class,
       LedgerCommands.Promote.class,
@@ -44,13 +46,6 @@ import picocli.CommandLine.ScopeType;
       DemoCommand.class
     })
 public final class Main {
-
-  /** Show stack traces of errors (every subcommand inherits it). */
-  @Option(
-      names = "--verbose",
-      scope = ScopeType.INHERIT,
-      description = "Show the stack trace of an error.")
-  boolean verbose;
 
   /**
    * Runs the command line and exits the JVM with its exit code.
@@ -90,7 +85,7 @@ public final class Main {
    * and returns its exit code.
    */
   private static int handle(Exception e, CommandLine cli, CommandLine.ParseResult parsed) {
-    boolean verbose = parsed.matchedOption("--verbose") != null || hasVerbose(parsed);
+    boolean verbose = hasVerbose(parsed);
     PrintWriter err = cli.getErr();
     if (verbose) {
       e.printStackTrace(err);

@@ -3,13 +3,16 @@ package dev.ledger.internal;
 import static dev.ledger.codegen.db.ledger_directory.Tables.LEDGER_DOMAINS;
 import static dev.ledger.codegen.db.ledger_directory.Tables.LEDGER_TASKS;
 
+import dev.ledger.LedgerException;
 import dev.ledger.SchemaVersionException;
 import dev.ledger.schema.DomainSchemas;
 import dev.ledger.schema.LedgerMigrations;
 import dev.ledger.schema.RenderMappedDsl;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ThreadLocalRandom;
 import javax.sql.DataSource;
 import org.flywaydb.core.api.MigrationVersion;
 import org.jooq.DSLContext;
@@ -32,6 +35,12 @@ public final class Directory {
       MigrationVersion.fromVersion(LedgerMigrations.DOMAIN_VERSION);
   private static final MigrationVersion DIRECTORY_VERSION =
       MigrationVersion.fromVersion(LedgerMigrations.DIRECTORY_VERSION);
+
+  /** How long {@link #ensure} waits for another holder of a domain's provisioning lock. */
+  public static final Duration PROVISION_WAIT = Duration.ofMinutes(2);
+
+  private static final long RETRY_MIN_MS = 20;
+  private static final long RETRY_MAX_MS = 80;
 
   private final DataSource dataSource;
   private final RenderMappedDsl dsl;
@@ -134,9 +143,19 @@ public final class Directory {
    * domain)}), the routing table is read again, the schema is migrated with Flyway and the route
    * inserted, so two processes filing a domain's first task make one schema and one route.
    *
+   * <p>The lock is only tried ({@code pg_try_advisory_xact_lock}); while another thread or process
+   * holds it, this one gives its connection back to the pool, waits {@value #RETRY_MIN_MS} to
+   * {@value #RETRY_MAX_MS} ms and looks again (Flyway's {@code PostgreSQLAdvisoryLockTemplate} does
+   * the same). Waiting inside {@code pg_advisory_xact_lock} instead would hold one pooled
+   * connection per waiting thread while the holder needs more of them for Flyway: with enough
+   * threads filing a new domain's first task at once, the pool runs dry and provisioning fails on a
+   * connection timeout.
+   *
    * @param domain the domain, already validated
    * @return the bare schema name
    * @throws SchemaVersionException when the domain has no schema and runtime DDL is forbidden
+   * @throws LedgerException when another holder kept the domain's lock for {@link #PROVISION_WAIT},
+   *     or the thread was interrupted while waiting
    */
   public String ensure(String domain) {
     Optional<String> existing = schemaOf(domain);
@@ -154,43 +173,87 @@ public final class Directory {
               + "' has no schema and runtime DDL is off: run `ledger-app migrate --provision "
               + "<domain>` (or Ledger.provision) with a role that may run DDL, or allow runtime DDL");
     }
-    dsl.directory()
-        .transaction(
-            cfg -> {
-              DSLContext tx = cfg.dsl();
-              lockDomain(tx, domain);
-              boolean routed =
-                  tx.fetchExists(
-                      DSL.selectOne().from(LEDGER_DOMAINS).where(LEDGER_DOMAINS.DOMAIN.eq(domain)));
-              if (!routed) {
-                LOG.info("provisioning schema {} for a new domain", schema);
-                LedgerMigrations.migrateDomain(dataSource, schema);
-                tx.insertInto(LEDGER_DOMAINS)
-                    .set(LEDGER_DOMAINS.DOMAIN, domain)
-                    .set(LEDGER_DOMAINS.SCHEMA, DomainSchemas.quotedSchemaName(domain))
-                    .execute();
-              }
-            });
+    long deadline = System.nanoTime() + PROVISION_WAIT.toNanos();
+    while (true) {
+      boolean locked =
+          dsl.directory()
+              .transactionResult(
+                  cfg -> {
+                    DSLContext tx = cfg.dsl();
+                    if (!tryLockDomain(tx, domain)) {
+                      return false;
+                    }
+                    boolean routed =
+                        tx.fetchExists(
+                            DSL.selectOne()
+                                .from(LEDGER_DOMAINS)
+                                .where(LEDGER_DOMAINS.DOMAIN.eq(domain)));
+                    if (!routed) {
+                      LOG.info("provisioning schema {} for a new domain", schema);
+                      LedgerMigrations.migrateDomain(dataSource, schema);
+                      tx.insertInto(LEDGER_DOMAINS)
+                          .set(LEDGER_DOMAINS.DOMAIN, domain)
+                          .set(LEDGER_DOMAINS.SCHEMA, DomainSchemas.quotedSchemaName(domain))
+                          .execute();
+                    }
+                    return true;
+                  });
+      if (locked) {
+        break;
+      }
+      Optional<String> madeByOther = schemaOf(domain);
+      if (madeByOther.isPresent()) {
+        return madeByOther.get();
+      }
+      if (System.nanoTime() - deadline > 0) {
+        throw new LedgerException(
+            "domain '"
+                + domain
+                + "': another session has held its provisioning lock for over "
+                + PROVISION_WAIT.toSeconds()
+                + " s; check for a stuck migration (pg_locks, advisory locks) and try again");
+      }
+      try {
+        Thread.sleep(ThreadLocalRandom.current().nextLong(RETRY_MIN_MS, RETRY_MAX_MS + 1));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new LedgerException(
+            "domain '" + domain + "': interrupted while waiting to provision it", e);
+      }
+    }
     return schemaOf(domain)
         .orElseThrow(() -> new IllegalStateException("route of domain vanished: " + domain));
   }
 
   /**
-   * Takes a domain's transaction-scoped advisory lock, the reference's {@code lock_domain}.
+   * Takes a domain's transaction-scoped advisory lock, the reference's {@code lock_domain}, waiting
+   * for it as long as another transaction holds it.
    *
    * @param tx a context inside a transaction
    * @param domain the domain
    */
   public static void lockDomain(DSLContext tx, String domain) {
-    tx.select(
-            DSL.function(
-                "pg_advisory_xact_lock",
-                Object.class,
-                DSL.function(
-                    "hashtext",
-                    Integer.class,
-                    DSL.inline("ledger_domain:").concat(DSL.val(domain)))))
-        .fetch();
+    tx.select(DSL.function("pg_advisory_xact_lock", Object.class, domainLockKey(domain))).fetch();
+  }
+
+  /**
+   * Tries to take a domain's transaction-scoped advisory lock (the key of {@link #lockDomain}),
+   * without waiting.
+   *
+   * @param tx a context inside a transaction
+   * @param domain the domain
+   * @return true when this transaction holds the lock now
+   */
+  public static boolean tryLockDomain(DSLContext tx, String domain) {
+    return tx.select(
+            DSL.function("pg_try_advisory_xact_lock", Boolean.class, domainLockKey(domain)))
+        .fetchSingle()
+        .value1();
+  }
+
+  private static Field<Integer> domainLockKey(String domain) {
+    return DSL.function(
+        "hashtext", Integer.class, DSL.inline("ledger_domain:").concat(DSL.val(domain)));
   }
 
   /** Forgets what is cached about domains (after a replay or a migration by another process). */

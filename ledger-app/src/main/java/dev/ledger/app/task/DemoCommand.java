@@ -57,6 +57,9 @@ public final class DemoCommand implements java.util.concurrent.Callable<Integer>
       description = "Run in new domains of this database instead of a fresh embedded one.")
   String url;
 
+  @Option(names = "--verbose", description = "Show the stack trace of an error.")
+  boolean verbose;
+
   @Spec CommandSpec spec;
 
   @Override

@@ -159,7 +159,8 @@ class TaskCommandsTest {
       }
     }
     assertThat(ops).isNotNull();
-    assertThat(ops.get("version").asText()).isEqualTo("5");
+    assertThat(ops.get("version").asText())
+        .isEqualTo(dev.ledger.schema.LedgerMigrations.DOMAIN_VERSION);
     assertThat(ops.get("tasks").get("admitted").asLong()).isEqualTo(1);
     assertThat(ops.get("tasks").get("invalidated").asLong()).isEqualTo(1);
     Run text = run("domains");

@@ -1,0 +1,36 @@
+package dev.ledger.app.diff;
+
+import java.util.Locale;
+
+/** Which changes make {@code schema-diff} exit with 1, for CI to fail a pull request on. */
+public enum FailOn {
+  /** Any destructive change. */
+  DESTRUCTIVE,
+  /** Any change at all. */
+  ANY,
+  /** Never: the diff is only reported. */
+  NEVER;
+
+  /**
+   * Whether a diff trips this rule.
+   *
+   * @param diff the diff, not null
+   * @return true when the diff holds a change this rule fails on
+   */
+  public boolean trippedBy(CatalogDiff diff) {
+    return switch (this) {
+      case DESTRUCTIVE -> diff.count(Risk.DESTRUCTIVE) > 0;
+      case ANY -> !diff.isEmpty();
+      case NEVER -> false;
+    };
+  }
+
+  /**
+   * The option value that selects this rule.
+   *
+   * @return {@code destructive}, {@code any} or {@code never}
+   */
+  public String label() {
+    return name().toLowerCase(Locale.ROOT);
+  }
+}

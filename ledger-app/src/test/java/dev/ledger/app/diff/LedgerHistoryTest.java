@@ -1,0 +1,172 @@
+package dev.ledger.app.diff;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.ledger.testing.PostgresExtension;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The ledger's own migrations: the first domain-schema migration alone against the current set
+ * shows exactly the promotions changes of DESIGN section 3 and the claim indexes of V5. That one
+ * runs on the embedded PostgreSQL schema-diff starts when no {@code --url} is given; the others on
+ * the test server.
+ */
+class LedgerHistoryTest {
+
+  @RegisterExtension static final PostgresExtension PG = new PostgresExtension();
+
+  static final Path MIGRATIONS =
+      Path.of(System.getProperty("basedir", "."))
+          .resolve("../migrations/src/main/resources/db/ledger")
+          .normalize();
+
+  @TempDir Path temp;
+
+  @Test
+  void first_domain_migration_against_the_current_set_lists_the_promotions_and_claim_indexes()
+      throws IOException {
+    Path v1 = Files.createDirectories(temp.resolve("v1"));
+    Files.copy(
+        MIGRATIONS.resolve("domain/V1__events_and_tasks.sql"),
+        v1.resolve("V1__events_and_tasks.sql"));
+
+    Cli.Result result =
+        Cli.run(
+            "schema-diff",
+            "--base",
+            v1.toString(),
+            "--head",
+            MIGRATIONS.resolve("domain").toString(),
+            "--format",
+            "json");
+
+    assertThat(result.err()).isEmpty();
+    assertThat(result.exit()).isZero();
+    assertThat(result.changeLines())
+        .containsExactly(
+            "claim_classes table claim_classes added safe",
+            "claim_classes column label_rank added safe",
+            "claim_classes column requirements_md5 added safe",
+            "claim_classes column requirements added safe",
+            "claim_classes constraint claim_classes_pkey added safe",
+            "promotions table promotions added safe",
+            "promotions column seq added safe",
+            "promotions column domain added safe",
+            "promotions column entry added safe",
+            "promotions column tier added safe",
+            "promotions column promoter added safe",
+            "promotions column author added safe",
+            "promotions column why added safe",
+            "promotions column label_rank added safe",
+            "promotions column digest added safe",
+            "promotions column at added safe",
+            "promotions column new_digest added safe",
+            "promotions column why_erased added safe",
+            "promotions constraint promotions_pkey added safe",
+            "promotions index promotions_version added safe",
+            "promotions sequence promotions_seq_seq added safe",
+            "tasks column blocked added safe",
+            "tasks index tasks_by_origin added locking",
+            "tasks index tasks_claim_class added locking",
+            "tasks index tasks_claimable added locking");
+    Map<String, String> after = new HashMap<>();
+    for (JsonNode c : result.json().get("changes")) {
+      after.put(c.get("name").asText(), c.get("after").asText());
+    }
+    assertThat(after.get("new_digest")).isEqualTo("text DEFAULT ''::text NOT NULL");
+    assertThat(after.get("why_erased")).isEqualTo("bigint DEFAULT 0 NOT NULL");
+    assertThat(after.get("promotions_version"))
+        .isEqualTo("UNIQUE btree (entry, tier, digest, promoter)");
+    assertThat(after.get("tasks_claimable"))
+        .isEqualTo(
+            "btree (priority DESC, created) WHERE status = ANY (ARRAY['admitted'::text,"
+                + " 'claimed'::text])");
+    assertThat(after.get("tasks_by_origin")).isEqualTo("btree (origin) WHERE origin IS NOT NULL");
+    assertThat(result.json().get("verdict").asText())
+        .isEqualTo("Schema diff: 25 changes (3 locking, 22 safe).");
+  }
+
+  @Test
+  void promotions_first_shape_against_the_current_set_lists_the_upgrades_of_v3_to_v6()
+      throws IOException {
+    Path v2 = Files.createDirectories(temp.resolve("v2"));
+    for (String script : new String[] {"V1__events_and_tasks.sql", "V2__promotions.sql"}) {
+      Files.copy(MIGRATIONS.resolve("domain").resolve(script), v2.resolve(script));
+    }
+
+    Cli.Result result =
+        Cli.run(
+            "schema-diff",
+            "--base",
+            v2.toString(),
+            "--head",
+            MIGRATIONS.resolve("domain").toString(),
+            "--url",
+            PG.jdbcUrl(),
+            "--format",
+            "json");
+
+    assertThat(result.err()).isEmpty();
+    assertThat(result.exit()).isZero();
+    assertThat(result.changeLines())
+        .containsExactly(
+            "claim_classes table claim_classes added safe",
+            "claim_classes column label_rank added safe",
+            "claim_classes column requirements_md5 added safe",
+            "claim_classes column requirements added safe",
+            "claim_classes constraint claim_classes_pkey added safe",
+            "promotions column new_digest added safe",
+            "promotions column why_erased added safe",
+            "promotions index promotions_version changed locking",
+            "tasks column blocked added safe",
+            "tasks index tasks_by_origin added locking",
+            "tasks index tasks_claim_class added locking",
+            "tasks index tasks_claimable added locking");
+    JsonNode version = result.json().get("changes").get(7);
+    assertThat(version.get("before").asText()).isEqualTo("UNIQUE btree (entry, tier, digest)");
+    assertThat(version.get("after").asText())
+        .isEqualTo("UNIQUE btree (entry, tier, digest, promoter)");
+  }
+
+  @Test
+  void directory_set_history_adds_the_completed_flag_and_the_dependency_edges() throws IOException {
+    Path v1 = Files.createDirectories(temp.resolve("directory-v1"));
+    Files.copy(
+        MIGRATIONS.resolve("directory/V1__routing_tables.sql"),
+        v1.resolve("V1__routing_tables.sql"));
+
+    Cli.Result result =
+        Cli.run(
+            "schema-diff",
+            "--base",
+            v1.toString(),
+            "--head",
+            MIGRATIONS.resolve("directory").toString(),
+            "--url",
+            PG.jdbcUrl(),
+            "--format",
+            "json");
+
+    assertThat(result.err()).isEmpty();
+    assertThat(result.changeLines())
+        .containsExactly(
+            "ledger_dependencies table ledger_dependencies added safe",
+            "ledger_dependencies column depends_on added safe",
+            "ledger_dependencies column task_id added safe",
+            "ledger_dependencies constraint ledger_dependencies_pkey added safe",
+            "ledger_tasks column completed added safe");
+    JsonNode change = result.json().get("changes").get(4);
+    assertThat(change.get("table").asText()).isEqualTo("ledger_tasks");
+    assertThat(change.get("name").asText()).isEqualTo("completed");
+    assertThat(change.get("after").asText()).isEqualTo("boolean DEFAULT false NOT NULL");
+    assertThat(change.get("class").asText()).isEqualTo("safe");
+  }
+}
