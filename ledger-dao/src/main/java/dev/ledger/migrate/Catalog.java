@@ -25,6 +25,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import org.jooq.Condition;
 import org.jooq.DSLContext;
 import org.jooq.Field;
@@ -33,6 +37,7 @@ import org.jooq.Record8;
 import org.jooq.Select;
 import org.jooq.SelectOrderByStep;
 import org.jooq.Table;
+import org.jooq.exception.DataAccessException;
 import org.jooq.impl.DSL;
 import org.jooq.impl.SQLDataType;
 
@@ -136,6 +141,7 @@ final class Catalog {
   private final DSLContext ctx;
   private final RenderMappedDsl mapped;
   private final String directorySchema;
+  private final int readers;
 
   /**
    * Creates the reader.
@@ -143,11 +149,13 @@ final class Catalog {
    * @param ctx a plain context over the database (statements counted by its listeners)
    * @param mapped render-mapped contexts over the same database, for the routing table
    * @param directorySchema the directory schema, unquoted
+   * @param readers how many history batches are read at once, each on its own connection
    */
-  Catalog(DSLContext ctx, RenderMappedDsl mapped, String directorySchema) {
+  Catalog(DSLContext ctx, RenderMappedDsl mapped, String directorySchema, int readers) {
     this.ctx = ctx;
     this.mapped = mapped;
     this.directorySchema = directorySchema;
+    this.readers = readers;
   }
 
   /**
@@ -282,42 +290,89 @@ final class Catalog {
     Map<String, List<HistoryRow>> out = new HashMap<>();
     tables.keySet().forEach(schema -> out.put(schema, new ArrayList<>()));
     List<Map.Entry<String, String>> all = new ArrayList<>(tables.entrySet());
+    List<List<Map.Entry<String, String>>> batches = new ArrayList<>();
     for (int from = 0; from < all.size(); from += HISTORY_BATCH) {
-      List<Map.Entry<String, String>> batch =
-          all.subList(from, Math.min(all.size(), from + HISTORY_BATCH));
-      SelectOrderByStep<Record8<Integer, Integer, String, String, String, String, Integer, Boolean>>
-          union = null;
-      for (int i = 0; i < batch.size(); i++) {
-        var one =
-            select(
-                    inline(i).as("target"),
-                    H_RANK,
-                    H_VERSION,
-                    H_DESCRIPTION,
-                    H_TYPE,
-                    H_SCRIPT,
-                    H_CHECKSUM,
-                    H_SUCCESS)
-                .from(table(name(batch.get(i).getKey(), batch.get(i).getValue())));
-        union = union == null ? one : union.unionAll(one);
+      batches.add(all.subList(from, Math.min(all.size(), from + HISTORY_BATCH)));
+    }
+    List<List<Tagged>> read = new ArrayList<>();
+    if (batches.size() <= 1 || readers <= 1) {
+      for (List<Map.Entry<String, String>> batch : batches) {
+        read.add(historyBatch(batch));
       }
-      for (var r : ctx.fetch(union)) {
-        String schema = batch.get(r.value1()).getKey();
-        out.get(schema)
-            .add(
-                new HistoryRow(
-                    r.value2(),
-                    r.value3(),
-                    r.value4(),
-                    r.value5(),
-                    r.value6(),
-                    r.value7(),
-                    Boolean.TRUE.equals(r.value8())));
+    } else {
+      // each batch is planned on its own connection: planning dominates (every table and its
+      // indexes are opened), so the batches run side by side
+      ExecutorService pool = Executors.newFixedThreadPool(Math.min(readers, batches.size()));
+      try {
+        List<Future<List<Tagged>>> futures = new ArrayList<>();
+        for (List<Map.Entry<String, String>> batch : batches) {
+          futures.add(pool.submit(() -> historyBatch(batch)));
+        }
+        for (Future<List<Tagged>> f : futures) {
+          read.add(f.get());
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new DataAccessException("interrupted while reading the Flyway histories", e);
+      } catch (ExecutionException e) {
+        if (e.getCause() instanceof RuntimeException r) {
+          throw r;
+        }
+        throw new DataAccessException("reading the Flyway histories failed", e.getCause());
+      } finally {
+        pool.shutdownNow();
+      }
+    }
+    for (int b = 0; b < batches.size(); b++) {
+      for (Tagged tagged : read.get(b)) {
+        out.get(batches.get(b).get(tagged.index()).getKey()).add(tagged.row());
       }
     }
     out.values().forEach(rows -> rows.sort((x, y) -> Integer.compare(x.rank(), y.rank())));
     return out;
   }
+
+  /**
+   * One {@code UNION ALL} over a batch of history tables.
+   *
+   * @return the rows, each with its schema's index in the batch
+   */
+  private List<Tagged> historyBatch(List<Map.Entry<String, String>> batch) {
+    SelectOrderByStep<Record8<Integer, Integer, String, String, String, String, Integer, Boolean>>
+        union = null;
+    for (int i = 0; i < batch.size(); i++) {
+      var one =
+          select(
+                  inline(i).as("target"),
+                  H_RANK,
+                  H_VERSION,
+                  H_DESCRIPTION,
+                  H_TYPE,
+                  H_SCRIPT,
+                  H_CHECKSUM,
+                  H_SUCCESS)
+              .from(table(name(batch.get(i).getKey(), batch.get(i).getValue())));
+      union = union == null ? one : union.unionAll(one);
+    }
+    List<Tagged> rows = new ArrayList<>();
+    for (var r : ctx.fetch(union)) {
+      rows.add(
+          new Tagged(
+              r.value1(),
+              new HistoryRow(
+                  r.value2(),
+                  r.value3(),
+                  r.value4(),
+                  r.value5(),
+                  r.value6(),
+                  r.value7(),
+                  Boolean.TRUE.equals(r.value8()))));
+    }
+    return rows;
+  }
+
+  /** A history row and the index of its schema in its batch. */
+  private record Tagged(int index, HistoryRow row) {}
 
   /**
    * One row per catalog line of the schemas in scope: {@code (schema_name, rel, kind, line)}, kinds

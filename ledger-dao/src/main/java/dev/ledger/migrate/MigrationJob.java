@@ -278,7 +278,7 @@ public final class MigrationJob {
               .toArray(DefaultExecuteListenerProvider[]::new));
       this.plain = DSL.using(configuration);
       this.mapped = new RenderMappedDsl(dataSource, directorySchema, listeners);
-      this.catalog = new Catalog(plain, mapped, directorySchema);
+      this.catalog = new Catalog(plain, mapped, directorySchema, parallelism);
       this.shared = new SharedTables(directorySchema);
     }
 

@@ -26,7 +26,7 @@ class ExpectedCatalogTest {
     LedgerMigrations.migrateDomain(PG.dataSource(), schema);
     DSLContext ctx = DSL.using(PG.dataSource(), SQLDialect.POSTGRES);
     Catalog catalog =
-        new Catalog(ctx, new RenderMappedDsl(PG.dataSource(), "public", List.of()), "public");
+        new Catalog(ctx, new RenderMappedDsl(PG.dataSource(), "public", List.of()), "public", 1);
 
     Map<String, Set<String>> details = catalog.details(List.of(schema));
     assertThat(details.get(schema))

@@ -16,6 +16,7 @@ import picocli.CommandLine.Option;
 /** {@code ledger-app fleet list}: the registry, without DSNs. */
 @Command(
     name = "list",
+    footer = {"", "Example:", "  ledger-app fleet list --control \"$CONTROL\""},
     mixinStandardHelpOptions = true,
     description = "List the registered tenants, their status and why degraded (never their DSN).")
 public final class FleetListCommand extends RedactingCommand {

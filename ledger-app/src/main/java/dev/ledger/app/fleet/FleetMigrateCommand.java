@@ -13,6 +13,11 @@ import picocli.CommandLine.Option;
  */
 @Command(
     name = "migrate",
+    footer = {
+      "",
+      "Example:",
+      "  ledger-app fleet migrate --control \"$CONTROL\" --parallelism 8 --strict --json"
+    },
     mixinStandardHelpOptions = true,
     description = {
       "Migrate every active or provisioning tenant's database, each under its advisory lock.",

@@ -12,6 +12,7 @@ import picocli.CommandLine.Command;
  */
 @Command(
     name = "plan",
+    footer = {"", "Example:", "  ledger-app fleet plan --control \"$CONTROL\" --json"},
     mixinStandardHelpOptions = true,
     description = "Show, per tenant, what fleet migrate would apply; change nothing.")
 public final class FleetPlanCommand extends FleetRunCommand {

@@ -16,6 +16,12 @@ import picocli.CommandLine.Option;
  */
 @Command(
     name = "register",
+    footer = {
+      "",
+      "Example:",
+      "  ledger-app fleet register --control \"$CONTROL\" --tenant acme \\",
+      "      --dsn 'jdbc:postgresql://db1:5432/acme?user=ledger&password=...'"
+    },
     mixinStandardHelpOptions = true,
     description = "Register a tenant (or re-point it): its DSN is stored, its status provisioning.")
 public final class FleetRegisterCommand extends RedactingCommand {

@@ -12,6 +12,12 @@ import picocli.CommandLine.Option;
  */
 @Command(
     name = "migrate",
+    footer = {
+      "",
+      "Examples:",
+      "  ledger-app migrate                      # the embedded default in $LEDGER_HOME",
+      "  ledger-app migrate --url 'jdbc:postgresql://127.0.0.1:5432/demo?user=postgres' --json"
+    },
     mixinStandardHelpOptions = true,
     description = {
       "Bring the directory schema, then every domain schema, to the current version.",

@@ -9,6 +9,11 @@ import picocli.CommandLine.Command;
  */
 @Command(
     name = "plan",
+    footer = {
+      "",
+      "Example:",
+      "  ledger-app plan --url 'jdbc:postgresql://127.0.0.1:5432/demo?user=postgres'"
+    },
     mixinStandardHelpOptions = true,
     description = "Show what migrate would apply, per schema, under the same lock; apply nothing.")
 public final class PlanCommand extends JobCommand {

@@ -9,6 +9,7 @@ import picocli.CommandLine.Command;
  */
 @Command(
     name = "status",
+    footer = {"", "Example:", "  ledger-app status --json"},
     mixinStandardHelpOptions = true,
     description = "Show each schema's version, pending migrations and checksum state.")
 public final class StatusCommand extends JobCommand {

@@ -126,13 +126,7 @@ class FleetProcessesTest {
                             + schema
                             + "\".flyway_schema_history"
                             + " WHERE version IS NOT NULL AND success ORDER BY installed_rank"))
-                .containsExactly(
-                    List.of("1"),
-                    List.of("2"),
-                    List.of("3"),
-                    List.of("4"),
-                    List.of("5"),
-                    List.of("6"));
+                .containsExactlyElementsOf(VERSIONS.stream().map(List::of).toList());
           }
         }
         assertThat(Tenants.advisoryLocks(databases.get(t))).isZero();
