@@ -29,7 +29,7 @@ final class BatchClaimBench {
       String baseDomain = "b4-baseline";
       String oursSchema = ledger.provision(oursDomain);
       String baseSchema = ledger.provision(baseDomain);
-      int depth = ctx.size(20_000, 200_000);
+      int depth = ctx.size(60_000, 200_000);
       CycleBench.seed(pool, oursDomain, oursSchema, depth);
       CycleBench.seed(pool, baseDomain, baseSchema, depth);
       Context.execute(pool, "ANALYZE");
