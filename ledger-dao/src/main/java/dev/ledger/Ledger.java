@@ -7,12 +7,15 @@ import static dev.ledger.codegen.db.ledger_template.Tables.EVENTS;
 import static dev.ledger.codegen.db.ledger_template.Tables.PROMOTIONS;
 import static dev.ledger.codegen.db.ledger_template.Tables.TASKS;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.ledger.codegen.db.ledger_template.tables.Tasks;
 import dev.ledger.codegen.db.ledger_template.tables.records.TasksRecord;
 import dev.ledger.internal.ClaimIndex;
 import dev.ledger.internal.Directory;
 import dev.ledger.internal.Event;
 import dev.ledger.internal.Projection;
+import dev.ledger.internal.RenderedStatement;
+import dev.ledger.internal.RenderedStatement.Slot;
 import dev.ledger.internal.Replay;
 import dev.ledger.internal.Rows;
 import dev.ledger.internal.Scrub;
@@ -22,9 +25,12 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collection;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Supplier;
@@ -36,10 +42,10 @@ import org.jooq.Field;
 import org.jooq.Record1;
 import org.jooq.Record2;
 import org.jooq.Record3;
-import org.jooq.Result;
 import org.jooq.Table;
 import org.jooq.exception.DataAccessException;
 import org.jooq.impl.DSL;
+import org.jooq.impl.SQLDataType;
 
 /**
  * The ledger: an event-sourced task queue on PostgreSQL, one schema per domain. Every operation
@@ -73,12 +79,13 @@ public final class Ledger {
   static final int MAX_CLAIM_WINDOW = 1 << 20;
 
   private final RenderMappedDsl dsl;
+  private final RenderedStatement.Cache statements = new RenderedStatement.Cache();
   private final Directory directory;
   private final Clock clock;
 
   private Ledger(DataSource dataSource, LedgerConfig config) {
     this.dsl = new RenderMappedDsl(dataSource, config.directorySchema(), config.executeListeners());
-    this.directory = new Directory(dataSource, dsl, config.runtimeDdl());
+    this.directory = new Directory(dataSource, dsl, statements, config.runtimeDdl());
     this.clock = config.clock();
   }
 
@@ -153,13 +160,19 @@ public final class Ledger {
                       Instant now = now();
                       appendOnly(tx, id, now, new Event.Created(id, spec));
                       TasksRecord row = Projection.created(id, now, spec);
-                      ClaimIndex.filed(tx, row);
-                      tx.insertInto(TASKS).set(row).execute();
-                      tx.insertInto(LEDGER_TASKS)
-                          .set(LEDGER_TASKS.ID, id)
-                          .set(LEDGER_TASKS.DOMAIN, spec.domain())
-                          .set(LEDGER_TASKS.COMPLETED, false)
-                          .execute();
+                      ClaimIndex.filed(tx, statements, row);
+                      writeRow(tx, row, true);
+                      statements
+                          .get(
+                              tx,
+                              "insert route",
+                              () ->
+                                  DSL.insertInto(LEDGER_TASKS)
+                                      .set(LEDGER_TASKS.ID, ROUTE_ID.field())
+                                      .set(LEDGER_TASKS.DOMAIN, ROUTE_DOMAIN.field())
+                                      .set(LEDGER_TASKS.COMPLETED, ROUTE_COMPLETED.field()),
+                              List.of(ROUTE_ID, ROUTE_DOMAIN, ROUTE_COMPLETED))
+                          .execute(tx, id, spec.domain(), false);
                     });
             return id;
           } catch (DataAccessException e) {
@@ -332,35 +345,24 @@ public final class Ledger {
                     DSLContext tx = cfg.dsl();
                     Instant now = now();
                     Instant until = now.plus(lease);
+                    ClaimArgs args =
+                        new ClaimArgs(
+                            now, until, holder, jsonArray(List.copyOf(manifest)), handling.rank());
                     int window = claimWindow(max);
-                    List<TasksRecord> rows =
-                        new ArrayList<>(
-                            claimIn(tx, now, until, holder, manifest, handling, max, window));
+                    List<Claimed> rows = new ArrayList<>(claimIn(tx, args, max, window));
                     // short of max with a full window: concurrent transactions hold (or just
                     // changed) rows of the window; look behind them in a window 8 times larger
                     while (rows.size() < max
                         && window <= MAX_CLAIM_WINDOW / 8
-                        && windowFull(tx, now, manifest, handling, window)) {
+                        && windowFull(tx, args, window)) {
                       window *= 8;
-                      rows.addAll(
-                          claimIn(
-                              tx,
-                              now,
-                              until,
-                              holder,
-                              manifest,
-                              handling,
-                              max - rows.size(),
-                              window));
+                      rows.addAll(claimIn(tx, args, max - rows.size(), window));
                     }
-                    rows.sort(
-                        Comparator.comparing(TasksRecord::getPriority)
-                            .reversed()
-                            .thenComparing(TasksRecord::getCreated));
+                    rows.sort(CLAIM_ORDER);
                     List<Lease> leases = new ArrayList<>(rows.size());
-                    for (TasksRecord row : rows) {
-                      appendOnly(tx, row.getId(), now, new Event.Claimed(holder, until));
-                      leases.add(new Lease(row.getId(), holder, row.getAttempts(), until));
+                    for (Claimed row : rows) {
+                      appendOnly(tx, row.id(), now, new Event.Claimed(holder, until));
+                      leases.add(new Lease(row.id(), holder, row.attempts(), until));
                     }
                     return leases;
                   });
@@ -398,7 +400,12 @@ public final class Ledger {
                           DSL.selectOne()
                               .from(t)
                               .where(t.ID.eq(id))
-                              .and(claimable(t, now, manifest, handling)));
+                              .and(
+                                  claimable(
+                                      t,
+                                      DSL.val(now, t.LEASE_UNTIL),
+                                      DSL.val(jsonArray(List.copyOf(manifest))),
+                                      DSL.val(handling.rank(), t.LABEL_RANK))));
               if (!ok) {
                 throw wrong(row, "claim", whyNotClaimable(row, now, manifest, handling));
               }
@@ -919,13 +926,66 @@ public final class Ledger {
     return directory.schemaOfTask(id).orElseThrow(() -> new TaskNotFoundException(id));
   }
 
-  private static void appendOnly(DSLContext tx, String taskId, Instant at, Event event) {
-    tx.insertInto(EVENTS)
-        .set(EVENTS.TASK_ID, taskId)
-        .set(EVENTS.KIND, event.kind())
-        .set(EVENTS.AT, at)
-        .set(EVENTS.PAYLOAD, event.payload())
-        .execute();
+  private void appendOnly(DSLContext tx, String taskId, Instant at, Event event) {
+    statements
+        .get(
+            tx,
+            "append event",
+            () ->
+                DSL.insertInto(EVENTS)
+                    .set(EVENTS.TASK_ID, EVENT_TASK.field())
+                    .set(EVENTS.KIND, EVENT_KIND.field())
+                    .set(EVENTS.AT, EVENT_AT.field())
+                    .set(EVENTS.PAYLOAD, EVENT_PAYLOAD.field()),
+            List.of(EVENT_TASK, EVENT_KIND, EVENT_AT, EVENT_PAYLOAD))
+        .execute(tx, taskId, event.kind(), at, event.payload());
+  }
+
+  /**
+   * Inserts a new task row, or updates a locked one, writing its changed columns: one rendered
+   * statement per set of changed columns (an event changes the same columns every time).
+   */
+  private void writeRow(DSLContext tx, TasksRecord row, boolean insert) {
+    Field<?>[] fields = TASKS.fields();
+    List<Slot<?>> slots = new ArrayList<>(fields.length + 1);
+    List<Object> values = new ArrayList<>(fields.length + 1);
+    StringBuilder name = new StringBuilder(insert ? "insert task" : "update task");
+    Map<Field<?>, Field<?>> set = new LinkedHashMap<>();
+    for (int i = 0; i < fields.length; i++) {
+      if (row.changed(fields[i])) {
+        Slot<?> slot = TASK_COLUMNS.get(i);
+        slots.add(slot);
+        values.add(row.get(fields[i]));
+        set.put(fields[i], slot.field());
+        name.append(' ').append(fields[i].getName());
+      }
+    }
+    if (set.isEmpty()) {
+      return;
+    }
+    int n;
+    if (insert) {
+      n =
+          statements
+              .get(tx, name.toString(), () -> DSL.insertInto(TASKS).set(set), slots)
+              .execute(tx, values.toArray());
+    } else {
+      slots.add(TASK_ID);
+      values.add(row.getId());
+      n =
+          statements
+              .get(
+                  tx,
+                  name.toString(),
+                  () -> DSL.update(TASKS).set(set).where(TASKS.ID.eq(TASK_ID.field())),
+                  slots)
+              .execute(tx, values.toArray());
+    }
+    if (n != 1) {
+      throw new IllegalStateException(
+          (insert ? "inserting" : "updating") + " task " + row.getId() + " wrote " + n + " rows");
+    }
+    row.changed(false);
   }
 
   /** An operation on one task by id: lock its row, decide the event, append and project it. */
@@ -938,7 +998,24 @@ public final class Ledger {
                     cfg -> {
                       DSLContext tx = cfg.dsl();
                       TasksRecord row =
-                          tx.selectFrom(TASKS).where(TASKS.ID.eq(id)).forUpdate().fetchOne();
+                          statements
+                              .get(
+                                  tx,
+                                  "lock task",
+                                  () ->
+                                      DSL.selectFrom(TASKS)
+                                          .where(TASKS.ID.eq(TASK_ID.field()))
+                                          .forUpdate(),
+                                  List.of(TASK_ID))
+                              .fetch(tx, TASKS.fields(), id)
+                              .into(TASKS)
+                              .stream()
+                              .findFirst()
+                              .orElse(null);
+                      if (row != null) {
+                        // read, not changed: only what the event changes is written back
+                        row.changed(false);
+                      }
                       if (row == null) {
                         throw new TaskNotFoundException(id);
                       }
@@ -971,13 +1048,19 @@ public final class Ledger {
   private void applyToRow(DSLContext tx, TasksRecord row, Instant at, Event event) {
     appendOnly(tx, row.getId(), at, event);
     Projection.apply(row, event);
-    row.update();
+    writeRow(tx, row, false);
     if (event instanceof Event.Completed) {
-      tx.update(LEDGER_TASKS)
-          .set(LEDGER_TASKS.COMPLETED, true)
-          .where(LEDGER_TASKS.ID.eq(row.getId()))
-          .execute();
-      ClaimIndex.completed(tx, row.getId(), domain -> onSameTransaction(tx, domain));
+      statements
+          .get(
+              tx,
+              "complete route",
+              () ->
+                  DSL.update(LEDGER_TASKS)
+                      .set(LEDGER_TASKS.COMPLETED, ROUTE_COMPLETED.field())
+                      .where(LEDGER_TASKS.ID.eq(ROUTE_ID.field())),
+              List.of(ROUTE_COMPLETED, ROUTE_ID))
+          .execute(tx, true, row.getId());
+      ClaimIndex.completed(tx, statements, row.getId(), domain -> onSameTransaction(tx, domain));
     }
   }
 
@@ -1081,6 +1164,53 @@ public final class Ledger {
     Validation.required("redaction.reason", redaction.reason(), Validation.MAX_BODY);
   }
 
+  // Slots of the statements rendered once per domain schema (RenderedStatement): the hot paths'.
+  private static final Slot<String> TASK_ID = Slot.of("id", TASKS.ID.getDataType());
+  private static final Slot<String> EVENT_TASK = Slot.of("task_id", EVENTS.TASK_ID.getDataType());
+  private static final Slot<String> EVENT_KIND = Slot.of("kind", EVENTS.KIND.getDataType());
+  private static final Slot<Instant> EVENT_AT = Slot.of("at", EVENTS.AT.getDataType());
+  private static final Slot<JsonNode> EVENT_PAYLOAD =
+      Slot.of("payload", EVENTS.PAYLOAD.getDataType());
+  private static final Slot<String> ROUTE_ID = Slot.of("id", LEDGER_TASKS.ID.getDataType());
+  private static final Slot<String> ROUTE_DOMAIN =
+      Slot.of("domain", LEDGER_TASKS.DOMAIN.getDataType());
+  private static final Slot<Boolean> ROUTE_COMPLETED =
+      Slot.of("completed", LEDGER_TASKS.COMPLETED.getDataType());
+
+  /** A slot per column of {@code tasks}, in the table's column order. */
+  private static final List<Slot<?>> TASK_COLUMNS =
+      Arrays.stream(TASKS.fields()).<Slot<?>>map(Ledger::columnSlot).toList();
+
+  private static <T> Slot<T> columnSlot(Field<T> column) {
+    return Slot.of(column.getName(), column.getDataType());
+  }
+
+  private static final Slot<Instant> NOW = Slot.of("now", TASKS.LEASE_UNTIL.getDataType());
+  private static final Slot<Instant> UNTIL = Slot.of("until", TASKS.LEASE_UNTIL.getDataType());
+  private static final Slot<String> HOLDER = Slot.of("holder", TASKS.HOLDER.getDataType());
+  private static final Slot<String> MANIFEST = Slot.of("manifest", SQLDataType.CLOB);
+  private static final Slot<Long> RANK = Slot.of("handling rank", TASKS.LABEL_RANK.getDataType());
+  private static final Slot<Integer> MAX = Slot.of("max", SQLDataType.INTEGER);
+  private static final Slot<Integer> WINDOW = Slot.of("window", SQLDataType.INTEGER);
+
+  /** The values every claim statement of one claim binds. */
+  private record ClaimArgs(Instant now, Instant until, String holder, String manifest, long rank) {}
+
+  /** What the claim returns of each row it claims. */
+  private static final Field<?>[] CLAIMED = {
+    TASKS.ID, TASKS.ATTEMPTS, TASKS.PRIORITY, TASKS.CREATED
+  };
+
+  /** What the check of a claim's window returns. */
+  private static final Field<?>[] COUNT = {DSL.field(DSL.name("count"), Integer.class)};
+
+  /** A claimed row, as the claim's {@code RETURNING} gives it. */
+  private record Claimed(String id, long attempts, long priority, Instant created) {}
+
+  /** Claim order: priority descending, then oldest first. */
+  private static final Comparator<Claimed> CLAIM_ORDER =
+      Comparator.comparingLong(Claimed::priority).reversed().thenComparing(Claimed::created);
+
   /**
    * The rows a claim takes, as a CTE {@code candidate(id)}: up to {@code max} claimable tasks,
    * locked {@code FOR UPDATE SKIP LOCKED}, in claim order. Rather than filter every open task in
@@ -1092,11 +1222,11 @@ public final class Ledger {
    * versions. The window only holds rows that were claimable when the statement began, so it comes
    * up short only when more claimers than the window's slack are locking the same rows at once;
    * {@link #claimBatch} then sees the window full ({@link #windowFull}) and claims again from a
-   * larger one, so a claim never comes back empty while a task it may take is free.
+   * larger one, so a claim never comes back empty while a task it may take is free. Bound: {@link
+   * #NOW}, {@link #MANIFEST}, {@link #RANK}, {@link #MAX}, {@link #WINDOW}.
    */
-  private static CommonTableExpression<Record1<String>> claimCandidates(
-      Instant now, Collection<String> manifest, Label handling, int max, int window) {
-    ClaimWindow cw = claimWindowCtes(now, manifest, handling, window);
+  private static CommonTableExpression<Record1<String>> claimCandidates() {
+    ClaimWindow cw = claimWindowCtes();
     CommonTableExpression<Record2<Long, String>> classes = cw.classes();
     CommonTableExpression<Record1<String>> windowed = cw.ids();
     Tasks t = TASKS.as("t");
@@ -1108,9 +1238,9 @@ public final class Ledger {
                 .select(t.ID)
                 .from(t)
                 .where(t.ID.in(DSL.select(windowed.field("id", String.class)).from(windowed)))
-                .and(claimable(t, now, manifest, handling))
+                .and(claimable(t, NOW.field(), MANIFEST.field(), RANK.field()))
                 .orderBy(t.PRIORITY.desc(), t.CREATED.asc())
-                .limit(max)
+                .limit(MAX.field())
                 .forUpdate()
                 .of(t)
                 .skipLocked());
@@ -1121,10 +1251,11 @@ public final class Ledger {
       CommonTableExpression<Record2<Long, String>> classes,
       CommonTableExpression<Record1<String>> ids) {}
 
-  /** The CTEs {@code classes} and {@code window} of {@link #claimCandidates}. */
-  private static ClaimWindow claimWindowCtes(
-      Instant now, Collection<String> manifest, Label handling, int window) {
-    String manifestJson = jsonArray(List.copyOf(manifest));
+  /**
+   * The CTEs {@code classes} and {@code window} of {@link #claimCandidates}. Bound: {@link #NOW},
+   * {@link #MANIFEST}, {@link #RANK}, {@link #WINDOW}.
+   */
+  private static ClaimWindow claimWindowCtes() {
     dev.ledger.codegen.db.ledger_template.tables.ClaimClasses k = CLAIM_CLASSES.as("k");
     CommonTableExpression<Record2<Long, String>> classes =
         DSL.name("classes")
@@ -1134,14 +1265,14 @@ public final class Ledger {
                     .from(k)
                     .where(
                         k.LABEL_RANK
-                            .le(handling.rank())
+                            .le(RANK.field())
                             .and(
                                 k.REQUIREMENTS
                                     .eq(DSL.inline("[]"))
                                     .or(
                                         DSL.condition(
                                             "{0}::jsonb <@ {1}::jsonb",
-                                            k.REQUIREMENTS, DSL.val(manifestJson))))));
+                                            k.REQUIREMENTS, MANIFEST.field())))));
     Tasks w = TASKS.as("w");
     Field<String> md5 = DSL.field("md5({0})", String.class, w.REQUIREMENTS);
     Table<Record3<String, Long, Instant>> walk =
@@ -1154,13 +1285,16 @@ public final class Ledger {
                         w.STATUS.in(
                             DSL.inline(Status.ADMITTED.wire()), DSL.inline(Status.CLAIMED.wire())))
                     .and(DSL.not(w.BLOCKED))
-                    .and(w.STATUS.eq(DSL.inline(Status.ADMITTED.wire())).or(w.LEASE_UNTIL.lt(now)))
+                    .and(
+                        w.STATUS
+                            .eq(DSL.inline(Status.ADMITTED.wire()))
+                            .or(w.LEASE_UNTIL.lt(NOW.field())))
                     // Only index conditions and the cheap lease test here: with the dependency and
                     // continuation subqueries in this WHERE, PostgreSQL estimated one row per class
                     // and read whole classes through a bitmap scan and a sort (490 ms at 100,000
                     // tasks, bench B3). The candidate step checks both again on the few rows kept.
                     .orderBy(w.PRIORITY.desc(), w.CREATED.asc())
-                    .limit(window))
+                    .limit(WINDOW.field()))
             .as("x");
     CommonTableExpression<Record1<String>> windowed =
         DSL.name("window")
@@ -1170,33 +1304,38 @@ public final class Ledger {
                     .from(classes)
                     .crossJoin(walk)
                     .orderBy(walk.field(w.PRIORITY).desc(), walk.field(w.CREATED).asc())
-                    .limit(window));
+                    .limit(WINDOW.field()));
     return new ClaimWindow(classes, windowed);
   }
 
   /** Claims up to {@code max} tasks from a window of {@code window} candidates, in one UPDATE. */
-  private static Result<TasksRecord> claimIn(
-      DSLContext tx,
-      Instant now,
-      Instant until,
-      String holder,
-      Collection<String> manifest,
-      Label handling,
-      int max,
-      int window) {
-    CommonTableExpression<Record1<String>> candidate =
-        claimCandidates(now, manifest, handling, max, window);
-    Field<String> candidateId = candidate.field("id", String.class);
-    return tx.with(candidate)
-        .update(TASKS)
-        .set(TASKS.STATUS, Status.CLAIMED.wire())
-        .set(TASKS.HOLDER, holder)
-        .set(TASKS.LEASE_UNTIL, until)
-        .set(TASKS.ATTEMPTS, TASKS.ATTEMPTS.plus(1L))
-        .from(candidate)
-        .where(TASKS.ID.eq(candidateId))
-        .returning()
-        .fetch();
+  private List<Claimed> claimIn(DSLContext tx, ClaimArgs a, int max, int window) {
+    RenderedStatement claim =
+        statements.get(
+            tx,
+            "claim",
+            () -> {
+              CommonTableExpression<Record1<String>> candidate = claimCandidates();
+              return DSL.with(candidate)
+                  .update(TASKS)
+                  .set(TASKS.STATUS, DSL.inline(Status.CLAIMED.wire()))
+                  .set(TASKS.HOLDER, HOLDER.field())
+                  .set(TASKS.LEASE_UNTIL, UNTIL.field())
+                  .set(TASKS.ATTEMPTS, TASKS.ATTEMPTS.plus(DSL.inline(1L)))
+                  .from(candidate)
+                  .where(TASKS.ID.eq(candidate.field("id", String.class)))
+                  .returning(CLAIMED);
+            },
+            List.of(NOW, UNTIL, HOLDER, MANIFEST, RANK, MAX, WINDOW));
+    return claim
+        .fetch(tx, CLAIMED, a.now(), a.until(), a.holder(), a.manifest(), a.rank(), max, window)
+        .map(
+            r ->
+                new Claimed(
+                    r.get(TASKS.ID),
+                    r.get(TASKS.ATTEMPTS),
+                    r.get(TASKS.PRIORITY),
+                    r.get(TASKS.CREATED)));
   }
 
   /**
@@ -1204,10 +1343,17 @@ public final class Ledger {
    * came up short lost rows to concurrent transactions, not to an empty queue. Reads at most {@code
    * window} rows per claim class, as the claim does.
    */
-  private static boolean windowFull(
-      DSLContext tx, Instant now, Collection<String> manifest, Label handling, int window) {
-    ClaimWindow cw = claimWindowCtes(now, manifest, handling, window);
-    return tx.with(cw.classes()).with(cw.ids()).selectCount().from(cw.ids()).fetchOne(0, int.class)
+  private boolean windowFull(DSLContext tx, ClaimArgs a, int window) {
+    RenderedStatement full =
+        statements.get(
+            tx,
+            "claim window",
+            () -> {
+              ClaimWindow cw = claimWindowCtes();
+              return DSL.with(cw.classes()).with(cw.ids()).selectCount().from(cw.ids());
+            },
+            List.of(NOW, MANIFEST, RANK, WINDOW));
+    return full.fetch(tx, COUNT, a.now(), a.manifest(), a.rank(), window).get(0).get(0, int.class)
         >= window;
   }
 
@@ -1224,9 +1370,13 @@ public final class Ledger {
    * within the manifest, label within handling, dependencies completed (through {@code
    * ledger_tasks.completed}, whatever their domain), and no open continuation. The statuses are
    * inlined so PostgreSQL can match the partial index {@code tasks_claimable}.
+   *
+   * @param now the claim's time
+   * @param manifestJson the claimer's manifest, a JSON array of strings
+   * @param rank the claimer's handling level, as a label rank
    */
   private static Condition claimable(
-      Tasks t, Instant now, Collection<String> manifest, Label handling) {
+      Tasks t, Field<Instant> now, Field<String> manifestJson, Field<Long> rank) {
     Condition open =
         t.STATUS
             .in(DSL.inline(Status.ADMITTED.wire()), DSL.inline(Status.CLAIMED.wire()))
@@ -1234,11 +1384,8 @@ public final class Ledger {
     Condition requirements =
         t.REQUIREMENTS
             .eq(DSL.inline(List.<String>of(), t.REQUIREMENTS))
-            .or(
-                DSL.condition(
-                    "{0}::jsonb <@ {1}::jsonb",
-                    t.REQUIREMENTS, DSL.val(jsonArray(List.copyOf(manifest)))));
-    return open.and(t.LABEL_RANK.le(handling.rank()))
+            .or(DSL.condition("{0}::jsonb <@ {1}::jsonb", t.REQUIREMENTS, manifestJson));
+    return open.and(t.LABEL_RANK.le(rank))
         .and(requirements)
         .and(dependenciesCompleted(t))
         .and(noOpenContinuation(t));
@@ -1258,7 +1405,7 @@ public final class Ledger {
                         DSL.selectOne()
                             .from(LEDGER_TASKS)
                             .where(LEDGER_TASKS.ID.eq(dep))
-                            .and(LEDGER_TASKS.COMPLETED.isTrue()))));
+                            .and(LEDGER_TASKS.COMPLETED.eq(DSL.inline(true))))));
   }
 
   /** No task filed as {@code continues:<id>} of the task is still open. */

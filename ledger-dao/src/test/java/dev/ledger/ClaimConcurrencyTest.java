@@ -261,10 +261,15 @@ class ClaimConcurrencyTest {
         ledger.claimNext(probe, "probe", LONG_LEASE, List.of(), Label.PUBLIC).get(), null);
     Query claim = capture.query.get();
     assertThat(claim).as("the claim statement was captured").isNotNull();
+    // the claim is rendered once per schema (RenderedStatement): retarget the probe's text
     String claimSql =
         new RenderMappedDsl(PG.dataSource(), "public", List.of())
-            .forSchema(DomainSchemas.schemaName(domain))
-            .renderInlined(claim);
+            .forSchema(DomainSchemas.schemaName(probe))
+            .renderInlined(claim)
+            .replace(
+                "\"" + DomainSchemas.schemaName(probe) + "\"",
+                "\"" + DomainSchemas.schemaName(domain) + "\"");
+    assertThat(claimSql).contains("\"" + DomainSchemas.schemaName(domain) + "\".\"tasks\"");
 
     JsonNode plan;
     try (Connection c = PG.dataSource().getConnection();

@@ -20,7 +20,7 @@ import org.jooq.DSLContext;
 import org.jooq.Field;
 import org.jooq.InsertValuesStep2;
 import org.jooq.InsertValuesStep3;
-import org.jooq.Record2;
+import org.jooq.Record;
 import org.jooq.impl.DSL;
 
 /**
@@ -39,6 +39,15 @@ public final class ClaimIndex {
 
   private static final StringListConverter LIST = new StringListConverter();
 
+  private static final RenderedStatement.Slot<Long> CLASS_RANK =
+      RenderedStatement.Slot.of("label_rank", CLAIM_CLASSES.LABEL_RANK.getDataType());
+  private static final RenderedStatement.Slot<String> CLASS_MD5 =
+      RenderedStatement.Slot.of("requirements_md5", CLAIM_CLASSES.REQUIREMENTS_MD5.getDataType());
+  private static final RenderedStatement.Slot<String> CLASS_REQUIREMENTS =
+      RenderedStatement.Slot.of("requirements", CLAIM_CLASSES.REQUIREMENTS.getDataType());
+  private static final RenderedStatement.Slot<String> DEPENDENCY =
+      RenderedStatement.Slot.of("depends_on", LEDGER_DEPENDENCIES.DEPENDS_ON.getDataType());
+
   private ClaimIndex() {}
 
   /**
@@ -46,16 +55,23 @@ public final class ClaimIndex {
    * and its {@code blocked} flag (set on {@code row}).
    *
    * @param tx a context in the filing transaction, mapped to the task's domain schema
+   * @param statements the ledger's rendered statements
    * @param row the new task's row, not yet inserted; its {@code blocked} is set here
    */
-  public static void filed(DSLContext tx, TasksRecord row) {
+  public static void filed(DSLContext tx, RenderedStatement.Cache statements, TasksRecord row) {
     String requirements = LIST.to(row.getRequirements());
-    tx.insertInto(CLAIM_CLASSES)
-        .set(CLAIM_CLASSES.LABEL_RANK, row.getLabelRank())
-        .set(CLAIM_CLASSES.REQUIREMENTS_MD5, md5(requirements))
-        .set(CLAIM_CLASSES.REQUIREMENTS, requirements)
-        .onConflictDoNothing()
-        .execute();
+    statements
+        .get(
+            tx,
+            "insert claim class",
+            () ->
+                DSL.insertInto(CLAIM_CLASSES)
+                    .set(CLAIM_CLASSES.LABEL_RANK, CLASS_RANK.field())
+                    .set(CLAIM_CLASSES.REQUIREMENTS_MD5, CLASS_MD5.field())
+                    .set(CLAIM_CLASSES.REQUIREMENTS, CLASS_REQUIREMENTS.field())
+                    .onConflictDoNothing(),
+            List.of(CLASS_RANK, CLASS_MD5, CLASS_REQUIREMENTS))
+        .execute(tx, row.getLabelRank(), md5(requirements), requirements);
     List<String> deps = row.getDependsOn();
     if (deps.isEmpty()) {
       row.setBlocked(false);
@@ -85,20 +101,33 @@ public final class ClaimIndex {
    * transaction.
    *
    * @param tx a context in the completing transaction
+   * @param statements the ledger's rendered statements
    * @param id the task that completed
    * @param forSchema a context on the same transaction mapped to a domain's schema, by domain
    */
-  public static void completed(DSLContext tx, String id, Function<String, DSLContext> forSchema) {
+  public static void completed(
+      DSLContext tx,
+      RenderedStatement.Cache statements,
+      String id,
+      Function<String, DSLContext> forSchema) {
     Map<String, List<String>> byDomain = new LinkedHashMap<>();
-    for (Record2<String, String> r :
-        tx.select(LEDGER_DEPENDENCIES.TASK_ID, LEDGER_TASKS.DOMAIN)
-            .from(LEDGER_DEPENDENCIES)
-            .join(LEDGER_TASKS)
-            .on(LEDGER_TASKS.ID.eq(LEDGER_DEPENDENCIES.TASK_ID))
-            .where(LEDGER_DEPENDENCIES.DEPENDS_ON.eq(id))
-            .orderBy(LEDGER_DEPENDENCIES.TASK_ID)
-            .fetch()) {
-      byDomain.computeIfAbsent(r.value2(), d -> new java.util.ArrayList<>()).add(r.value1());
+    for (Record r :
+        statements
+            .get(
+                tx,
+                "dependents of task",
+                () ->
+                    DSL.select(LEDGER_DEPENDENCIES.TASK_ID, LEDGER_TASKS.DOMAIN)
+                        .from(LEDGER_DEPENDENCIES)
+                        .join(LEDGER_TASKS)
+                        .on(LEDGER_TASKS.ID.eq(LEDGER_DEPENDENCIES.TASK_ID))
+                        .where(LEDGER_DEPENDENCIES.DEPENDS_ON.eq(DEPENDENCY.field()))
+                        .orderBy(LEDGER_DEPENDENCIES.TASK_ID),
+                List.of(DEPENDENCY))
+            .fetch(tx, new Field<?>[] {LEDGER_DEPENDENCIES.TASK_ID, LEDGER_TASKS.DOMAIN}, id)) {
+      byDomain
+          .computeIfAbsent(r.get(LEDGER_TASKS.DOMAIN), d -> new java.util.ArrayList<>())
+          .add(r.get(LEDGER_DEPENDENCIES.TASK_ID));
     }
     for (Map.Entry<String, List<String>> e : byDomain.entrySet()) {
       DSLContext domain = forSchema.apply(e.getKey());

@@ -9,6 +9,7 @@ import dev.ledger.schema.DomainSchemas;
 import dev.ledger.schema.LedgerMigrations;
 import dev.ledger.schema.RenderMappedDsl;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -17,7 +18,6 @@ import javax.sql.DataSource;
 import org.flywaydb.core.api.MigrationVersion;
 import org.jooq.DSLContext;
 import org.jooq.Field;
-import org.jooq.Record1;
 import org.jooq.impl.DSL;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -39,11 +39,15 @@ public final class Directory {
   /** How long {@link #ensure} waits for another holder of a domain's provisioning lock. */
   public static final Duration PROVISION_WAIT = Duration.ofMinutes(2);
 
+  private static final RenderedStatement.Slot<String> ROUTE_ID =
+      RenderedStatement.Slot.of("id", LEDGER_TASKS.ID.getDataType());
+
   private static final long RETRY_MIN_MS = 20;
   private static final long RETRY_MAX_MS = 80;
 
   private final DataSource dataSource;
   private final RenderMappedDsl dsl;
+  private final RenderedStatement.Cache statements;
   private final boolean runtimeDdl;
 
   /** Domains whose schema is known to exist at the current version, and the bare schema name. */
@@ -54,10 +58,16 @@ public final class Directory {
    *
    * @param dataSource the database
    * @param dsl the render-mapped contexts
+   * @param statements the ledger's rendered statements, shared with it
    * @param runtimeDdl whether schemas may be made or migrated at run time
    */
-  public Directory(DataSource dataSource, RenderMappedDsl dsl, boolean runtimeDdl) {
+  public Directory(
+      DataSource dataSource,
+      RenderMappedDsl dsl,
+      RenderedStatement.Cache statements,
+      boolean runtimeDdl) {
     this.dataSource = dataSource;
+    this.statements = statements;
     this.dsl = dsl;
     this.runtimeDdl = runtimeDdl;
   }
@@ -128,13 +138,23 @@ public final class Directory {
    * @return the bare schema name, or empty when no task has the id
    */
   public Optional<String> schemaOfTask(String id) {
-    Record1<String> domain =
-        dsl.directory()
-            .select(LEDGER_TASKS.DOMAIN)
-            .from(LEDGER_TASKS)
-            .where(LEDGER_TASKS.ID.eq(id))
-            .fetchOne();
-    return domain == null ? Optional.empty() : schemaOf(domain.value1());
+    DSLContext ctx = dsl.directory();
+    String domain =
+        statements
+            .get(
+                ctx,
+                "route of task",
+                () ->
+                    DSL.select(LEDGER_TASKS.DOMAIN)
+                        .from(LEDGER_TASKS)
+                        .where(LEDGER_TASKS.ID.eq(ROUTE_ID.field())),
+                List.of(ROUTE_ID))
+            .fetch(ctx, new Field<?>[] {LEDGER_TASKS.DOMAIN}, id)
+            .stream()
+            .findFirst()
+            .map(r -> r.get(LEDGER_TASKS.DOMAIN))
+            .orElse(null);
+    return domain == null ? Optional.empty() : schemaOf(domain);
   }
 
   /**
