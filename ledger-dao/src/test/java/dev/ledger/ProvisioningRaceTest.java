@@ -50,6 +50,53 @@ class ProvisioningRaceTest {
   @TempDir Path dir;
 
   @Test
+  void eight_ledgers_opening_a_fresh_database_at_once_all_open_it() throws Exception {
+    // each with its own pool, as separate processes would: Flyway decides to create or baseline
+    // its history table before it locks, so without the directory migration lock the late
+    // openers failed with "Unable to baseline schema history table ... already exists"
+    for (int round = 0; round < 8; round++) {
+      String database = PostgresExtension.newDatabase();
+      String url = TestServer.get().urlFor(database);
+      int n = 8;
+      List<HikariDataSource> pools = new ArrayList<>();
+      ExecutorService threads = Executors.newFixedThreadPool(n);
+      try {
+        CountDownLatch go = new CountDownLatch(1);
+        List<Future<Ledger>> opened = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+          HikariDataSource pool = PostgresExtension.pool(url, 3);
+          pools.add(pool);
+          opened.add(
+              threads.submit(
+                  () -> {
+                    go.await();
+                    return Ledger.open(pool);
+                  }));
+        }
+        go.countDown();
+        for (Future<Ledger> f : opened) {
+          assertThat(f.get(2, TimeUnit.MINUTES)).isNotNull();
+        }
+        try (Connection c = pools.get(0).getConnection();
+            Statement s = c.createStatement();
+            ResultSet rs =
+                s.executeQuery(
+                    "SELECT count(*), max(version) FROM public.ledger_directory_history"
+                        + " WHERE success")) {
+          rs.next();
+          assertThat(rs.getString(2)).isEqualTo(LedgerMigrations.DIRECTORY_VERSION);
+          // each migration applied once (an empty database is created, not baselined)
+          assertThat(rs.getInt(1)).isEqualTo(Integer.parseInt(LedgerMigrations.DIRECTORY_VERSION));
+        }
+      } finally {
+        threads.shutdownNow();
+        pools.forEach(HikariDataSource::close);
+        PostgresExtension.dropDatabase(database);
+      }
+    }
+  }
+
+  @Test
   void two_processes_filing_a_new_domains_first_task_at_once_make_one_schema() throws Exception {
     // a database of its own, with no directory yet: opening the ledger races as well
     String database = PostgresExtension.newDatabase();

@@ -4,10 +4,14 @@ import static dev.ledger.codegen.db.ledger_directory.Tables.LEDGER_DOMAINS;
 import static dev.ledger.codegen.db.ledger_directory.Tables.LEDGER_TASKS;
 
 import dev.ledger.LedgerException;
+import dev.ledger.LedgerStorageException;
 import dev.ledger.SchemaVersionException;
+import dev.ledger.migrate.AdvisoryLocks;
+import dev.ledger.migrate.SessionLock;
 import dev.ledger.schema.DomainSchemas;
 import dev.ledger.schema.LedgerMigrations;
 import dev.ledger.schema.RenderMappedDsl;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -100,7 +104,28 @@ public final class Directory {
       if (!runtimeDdl) {
         throw behind(schema, found.orElse(null), DIRECTORY_VERSION);
       }
+      migrateDirectoryLocked(schema);
+    }
+  }
+
+  /**
+   * Migrates the directory schema holding its migration lock ({@link
+   * AdvisoryLocks#directoryMigrationKey}), so processes opening a fresh database at once make it
+   * once: the first migrates, the others wait and find it current.
+   */
+  private void migrateDirectoryLocked(String schema) {
+    try (SessionLock lock =
+        SessionLock.acquire(
+            dataSource::getConnection,
+            AdvisoryLocks.directoryMigrationKey(schema),
+            PROVISION_WAIT,
+            "the directory schema " + schema)) {
       LedgerMigrations.migrateDirectory(dataSource, schema);
+    } catch (SQLException e) {
+      throw new LedgerStorageException("open", e.getSQLState(), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new LedgerException("open: interrupted while waiting to migrate " + schema, e);
     }
   }
 

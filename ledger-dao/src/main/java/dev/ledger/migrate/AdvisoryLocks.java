@@ -39,4 +39,19 @@ public final class AdvisoryLocks {
   public static long databaseLockKey(String directorySchema) {
     return tenantLockKey("ledger-migrate:" + directorySchema);
   }
+
+  /**
+   * The key {@code Ledger.open} holds while it migrates a directory schema at run time: the tenant
+   * key of {@code ledger-directory:} + the schema. Flyway's own lock is taken after it decides
+   * whether to create or baseline its history table, so two processes opening a fresh database at
+   * once could both try to make it; this lock makes the second wait and find the directory current.
+   * It differs from {@link #databaseLockKey} so a migration job that opens a ledger while holding
+   * its own lock does not wait for itself.
+   *
+   * @param directorySchema the directory schema, unquoted, e.g. {@code public}
+   * @return the key
+   */
+  public static long directoryMigrationKey(String directorySchema) {
+    return tenantLockKey("ledger-directory:" + directorySchema);
+  }
 }

@@ -19,8 +19,15 @@ import org.slf4j.LoggerFactory;
  * snapshot while the waiter waits for the lock, a deadlock. The connection stays in autocommit and
  * idle between calls for the same reason. Closing releases the lock and the connection; a process
  * that dies releases it with its connection.
+ *
+ * <pre>{@code
+ * try (SessionLock lock = SessionLock.acquire(dataSource::getConnection, key,
+ *     Duration.ofMinutes(2), "the directory schema public")) {
+ *   ... migrate ...
+ * }
+ * }</pre>
  */
-final class SessionLock implements AutoCloseable {
+public final class SessionLock implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(SessionLock.class);
   private static final Duration FIRST_WAIT = Duration.ofMillis(20);
@@ -48,7 +55,8 @@ final class SessionLock implements AutoCloseable {
    *     stayed taken for the whole timeout
    * @throws InterruptedException when the thread is interrupted while waiting
    */
-  static SessionLock acquire(ConnectionSource source, long key, Duration timeout, String subject)
+  public static SessionLock acquire(
+      ConnectionSource source, long key, Duration timeout, String subject)
       throws SQLException, InterruptedException {
     Connection connection = source.open();
     try {
