@@ -383,7 +383,9 @@ final class Catalog {
     Condition domainSchemas =
         only == null
             ? N_NAME.likeRegex(DOMAIN_SCHEMA_REGEX)
-            : N_NAME.in(only).and(N_NAME.ne(directorySchema));
+            : N_NAME
+                .eq(DSL.any(DSL.val(only.toArray(String[]::new))))
+                .and(N_NAME.ne(directorySchema));
     Condition schemaScope = N_NAME.eq(directorySchema).or(domainSchemas);
     Condition tableScope =
         C_KIND
