@@ -276,8 +276,9 @@ public final class MigrationJob {
     private final Map<String, Work> ran = new ConcurrentHashMap<>();
     private SharedTablesReport sharedReport;
     private int recorded;
-    private SchemaStates.Probe probe;
-    private boolean directoryRowMatches;
+
+    /** The rows of ledger_schema_state read at the start, by schema (unquoted). */
+    private final Map<String, SchemaStates.Row> rows = new HashMap<>();
 
     Run(Operation operation, Instant startedAt, long started) {
       this.operation = operation;
@@ -312,8 +313,15 @@ public final class MigrationJob {
     MigrationReport execute() throws SQLException, InterruptedException {
       MigrationSet directorySet = sets.directory(dataSource);
       MigrationSet domainSet = sets.domain(dataSource);
-      probe = states.probe();
-      Trusted trusted = verifyAll ? null : trusted(directorySet, domainSet);
+      SchemaStates.Probe probe = states.probe();
+      SchemaStates.Recorded recorded = probe.stateTable() ? states.read() : null;
+      if (recorded != null) {
+        remember(recorded);
+      }
+      Trusted trusted =
+          verifyAll || recorded == null || probe.sharedTables()
+              ? null
+              : trusted(recorded, directorySet, domainSet);
       Observation first;
       if (trusted == null) {
         first = observe(directorySet, domainSet, null);
@@ -366,24 +374,20 @@ public final class MigrationJob {
     }
 
     /**
-     * The common no-op path: what the directory's {@code ledger_schema_state} says, read in two
-     * statements ({@link SchemaStates#probe}, {@link SchemaStates#read}) whatever the number of
-     * schemas. A route whose row matches this build's set (latest version and digest) and whose
+     * The common no-op path: what the directory's {@code ledger_schema_state} says (read in two
+     * statements, {@link SchemaStates#probe} and {@link SchemaStates#read}, whatever the number of
+     * schemas). A route whose row matches this build's set (latest version and digest) and whose
      * schema exists is taken as current; the others are stale and get the full check.
      *
-     * @return what the record says; null when the record cannot be used and every schema must be
-     *     checked: no state table (a directory before V4), no matching row for the directory
-     *     itself, or tables named like the shared tables in the directory schema
+     * @param recorded what the state table holds
+     * @return what the record says; null when every schema must be checked because the directory's
+     *     own row is missing or differs
      */
-    private Trusted trusted(MigrationSet directorySet, MigrationSet domainSet) {
-      if (!probe.stateTable() || probe.sharedTables()) {
-        return null;
-      }
-      SchemaStates.Recorded recorded = states.read();
+    private Trusted trusted(
+        SchemaStates.Recorded recorded, MigrationSet directorySet, MigrationSet domainSet) {
       if (recorded.directory() == null || !recorded.directory().matches(directorySet)) {
         return null;
       }
-      directoryRowMatches = true;
       List<Work> known = new ArrayList<>();
       Map<String, String> stale = new TreeMap<>();
       for (SchemaStates.Row row : recorded.routes()) {
@@ -401,6 +405,23 @@ public final class MigrationJob {
           fromRecord(directorySchema, null, SchemaKind.DIRECTORY, recorded.directory()),
           known,
           stale);
+    }
+
+    /** Keeps the rows read, by schema (routes that name no domain schema left out). */
+    private void remember(SchemaStates.Recorded recorded) {
+      if (recorded.directory() != null) {
+        rows.put(directorySchema, recorded.directory());
+      }
+      for (SchemaStates.Row row : recorded.routes()) {
+        if (row.version() == null) {
+          continue;
+        }
+        try {
+          rows.put(DomainSchemas.unquote(row.stored()), row);
+        } catch (IllegalStateException e) {
+          // refused when the routes are read: no schema of this name is ever recorded
+        }
+      }
     }
 
     /** A schema taken as current from its recorded row: nothing read, nothing to do. */
@@ -451,7 +472,7 @@ public final class MigrationJob {
       boolean sharedOk = sharedReport == null || sharedReport.error() == null;
       boolean directoryOk = settled(directory, directorySet);
       if (!directoryOk || !sharedOk) {
-        if (directory.checked && probe.stateTable()) {
+        if (directory.checked && saysCurrent(directorySchema, directorySet)) {
           states.forget(List.of(directorySchema), SchemaStates.DIRECTORY, directorySet);
         }
         if (!directoryOk) {
@@ -461,7 +482,7 @@ public final class MigrationJob {
       }
       List<SchemaStates.Entry> entries = new ArrayList<>();
       List<String> failedDomains = new ArrayList<>();
-      if (directory.checked && sharedOk && !directoryRowMatches) {
+      if (directory.checked && sharedOk && !recordedAs(directorySchema, directorySet, directory)) {
         entries.add(
             new SchemaStates.Entry(
                 directorySchema,
@@ -475,10 +496,16 @@ public final class MigrationJob {
           continue;
         }
         if (settled(w, domainSet)) {
-          entries.add(
-              new SchemaStates.Entry(
-                  w.schema, SchemaStates.DOMAIN, domainSet.latest(), domainSet.digest(), w.extras));
-        } else if (DomainSchemas.isDomainSchemaName(w.schema)) {
+          if (!recordedAs(w.schema, domainSet, w)) {
+            entries.add(
+                new SchemaStates.Entry(
+                    w.schema,
+                    SchemaStates.DOMAIN,
+                    domainSet.latest(),
+                    domainSet.digest(),
+                    w.extras));
+          }
+        } else if (saysCurrent(w.schema, domainSet)) {
           failedDomains.add(w.schema);
         }
       }
@@ -488,6 +515,18 @@ public final class MigrationJob {
       if (!failedDomains.isEmpty()) {
         states.forget(failedDomains, SchemaStates.DOMAIN, domainSet);
       }
+    }
+
+    /** Whether the row read at the start says the schema is current with the set. */
+    private boolean saysCurrent(String schema, MigrationSet set) {
+      SchemaStates.Row row = rows.get(schema);
+      return row != null && row.matches(set);
+    }
+
+    /** Whether the row read at the start already says what a work found (no write needed). */
+    private boolean recordedAs(String schema, MigrationSet set, Work w) {
+      SchemaStates.Row row = rows.get(schema);
+      return row != null && row.matches(set) && row.extras().equals(w.extras);
     }
 
     /** Whether a checked schema ended current with a set: what its state row may then say. */
