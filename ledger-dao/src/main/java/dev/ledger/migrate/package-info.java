@@ -14,7 +14,7 @@
  * then every domain schema the routing table names, adopting ledgers the reference stack made
  * (which have no Flyway history). When everything is current it costs two statements whatever the
  * number of schemas (the directory's {@code ledger_schema_state} records what each schema holds),
- * not one Flyway run per schema. {@link dev.ledger.migrate.Fleet} runs that job for every tenant of a
- * control database's registry, under a per-tenant advisory lock.
+ * not one Flyway run per schema. {@link dev.ledger.migrate.Fleet} runs that job for every tenant of
+ * a control database's registry, under a per-tenant advisory lock.
  */
 package dev.ledger.migrate;
