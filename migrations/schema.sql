@@ -6,7 +6,7 @@
 --   ./mvnw -B -ntp verify -Dledger.schema.update=true
 -- and commit it together with the migration.
 
--- Directory set (db/ledger/directory), in the directory schema, at version 3
+-- Directory set (db/ledger/directory), in the directory schema, at version 4
 
 CREATE TABLE ledger_dependencies (
     depends_on text NOT NULL,
@@ -19,6 +19,18 @@ CREATE TABLE ledger_domains (
     schema text NOT NULL,
     CONSTRAINT ledger_domains_pkey PRIMARY KEY (domain),
     CONSTRAINT ledger_domains_schema_key UNIQUE (schema)
+);
+
+CREATE TABLE ledger_schema_state (
+    schema_name text NOT NULL,
+    kind text NOT NULL,
+    version text NOT NULL,
+    migrations_digest text NOT NULL,
+    catalog_extras text[] DEFAULT '{}'::text[] NOT NULL,
+    recorded_by text NOT NULL,
+    recorded_at text NOT NULL,
+    CONSTRAINT ledger_schema_state_kind_check CHECK (kind = ANY (ARRAY['directory'::text, 'domain'::text])),
+    CONSTRAINT ledger_schema_state_pkey PRIMARY KEY (schema_name)
 );
 
 CREATE TABLE ledger_tasks (

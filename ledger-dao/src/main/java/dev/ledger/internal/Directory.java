@@ -1,6 +1,7 @@
 package dev.ledger.internal;
 
 import static dev.ledger.codegen.db.ledger_directory.Tables.LEDGER_DOMAINS;
+import static dev.ledger.codegen.db.ledger_directory.Tables.LEDGER_SCHEMA_STATE;
 import static dev.ledger.codegen.db.ledger_directory.Tables.LEDGER_TASKS;
 
 import dev.ledger.LedgerException;
@@ -10,15 +11,18 @@ import dev.ledger.migrate.AdvisoryLocks;
 import dev.ledger.migrate.SessionLock;
 import dev.ledger.schema.DomainSchemas;
 import dev.ledger.schema.LedgerMigrations;
+import dev.ledger.schema.MigrationDigest;
 import dev.ledger.schema.RenderMappedDsl;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
+import java.time.Instant;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import javax.sql.DataSource;
+import org.flywaydb.core.Flyway;
 import org.flywaydb.core.api.MigrationVersion;
 import org.jooq.DSLContext;
 import org.jooq.Field;
@@ -45,6 +49,11 @@ public final class Directory {
 
   private static final RenderedStatement.Slot<String> ROUTE_ID =
       RenderedStatement.Slot.of("id", LEDGER_TASKS.ID.getDataType());
+  /** {@code ledger_schema_state.kind} of a domain schema. */
+  private static final String STATE_KIND_DOMAIN = "domain";
+
+  /** {@code ledger_schema_state.recorded_by} of a schema made at run time. */
+  private static final String STATE_RECORDED_BY = "provision";
 
   private static final long RETRY_MIN_MS = 20;
   private static final long RETRY_MAX_MS = 80;
@@ -186,7 +195,10 @@ public final class Directory {
    * The schema of a domain, made first when the domain has none (ports {@code ensure_domain}):
    * under the domain's advisory lock (the reference's key, {@code hashtext('ledger_domain:' ||
    * domain)}), the routing table is read again, the schema is migrated with Flyway and the route
-   * inserted, so two processes filing a domain's first task make one schema and one route.
+   * inserted, so two processes filing a domain's first task make one schema and one route. The new
+   * schema's row of {@code ledger_schema_state} is written with the route (its version and
+   * migration digest, when its history is exactly this build's migrations), so the next migration
+   * job takes it as current without reading it.
    *
    * <p>The lock is only tried ({@code pg_try_advisory_xact_lock}); while another thread or process
    * holds it, this one gives its connection back to the pool, waits {@value #RETRY_MIN_MS} to
@@ -235,11 +247,13 @@ public final class Directory {
                                 .where(LEDGER_DOMAINS.DOMAIN.eq(domain)));
                     if (!routed) {
                       LOG.info("provisioning schema {} for a new domain", schema);
-                      LedgerMigrations.migrateDomain(dataSource, schema);
+                      Flyway flyway = LedgerMigrations.domain(dataSource, schema).load();
+                      flyway.migrate();
                       tx.insertInto(LEDGER_DOMAINS)
                           .set(LEDGER_DOMAINS.DOMAIN, domain)
                           .set(LEDGER_DOMAINS.SCHEMA, DomainSchemas.quotedSchemaName(domain))
                           .execute();
+                      recordState(tx, schema, flyway);
                     }
                     return true;
                   });
@@ -268,6 +282,43 @@ public final class Directory {
     }
     return schemaOf(domain)
         .orElseThrow(() -> new IllegalStateException("route of domain vanished: " + domain));
+  }
+
+  /**
+   * Records a schema this ledger has just made in the directory's {@code ledger_schema_state}, as
+   * the migration job would after checking it, so the next {@code ledger-app migrate} takes it as
+   * current without reading it. Only when its history holds exactly the migrations Flyway resolved
+   * ({@link MigrationDigest#ofCompleteHistory}); otherwise nothing is recorded and the job checks
+   * the schema in full.
+   *
+   * @param tx the provisioning transaction (the route is inserted in it)
+   * @param schema the schema just migrated, bare
+   * @param flyway the Flyway that migrated it
+   */
+  private static void recordState(DSLContext tx, String schema, Flyway flyway) {
+    Optional<MigrationDigest.Applied> applied =
+        MigrationDigest.ofCompleteHistory(flyway.info().all());
+    if (applied.isEmpty()) {
+      LOG.info("schema {}: history is not exactly this build's migrations; not recorded", schema);
+      return;
+    }
+    tx.insertInto(LEDGER_SCHEMA_STATE)
+        .set(LEDGER_SCHEMA_STATE.SCHEMA_NAME, schema)
+        .set(LEDGER_SCHEMA_STATE.KIND, STATE_KIND_DOMAIN)
+        .set(LEDGER_SCHEMA_STATE.VERSION, applied.get().version())
+        .set(LEDGER_SCHEMA_STATE.MIGRATIONS_DIGEST, applied.get().digest())
+        .set(LEDGER_SCHEMA_STATE.CATALOG_EXTRAS, new String[0])
+        .set(LEDGER_SCHEMA_STATE.RECORDED_BY, STATE_RECORDED_BY)
+        .set(LEDGER_SCHEMA_STATE.RECORDED_AT, Instant.now())
+        .onConflict(LEDGER_SCHEMA_STATE.SCHEMA_NAME)
+        .doUpdate()
+        .set(LEDGER_SCHEMA_STATE.KIND, STATE_KIND_DOMAIN)
+        .set(LEDGER_SCHEMA_STATE.VERSION, applied.get().version())
+        .set(LEDGER_SCHEMA_STATE.MIGRATIONS_DIGEST, applied.get().digest())
+        .set(LEDGER_SCHEMA_STATE.CATALOG_EXTRAS, new String[0])
+        .set(LEDGER_SCHEMA_STATE.RECORDED_BY, STATE_RECORDED_BY)
+        .set(LEDGER_SCHEMA_STATE.RECORDED_AT, Instant.now())
+        .execute();
   }
 
   /**

@@ -43,6 +43,7 @@ final class Analysis {
       MigrationSet set,
       Set<String> needDetails) {
     Work w = new Work(schema, domain, kind);
+    w.checked = true;
     List<String> all = List.copyOf(set.versioned().keySet());
     ExpectedCatalog expected =
         kind == SchemaKind.DIRECTORY ? ExpectedCatalog.DIRECTORY : ExpectedCatalog.DOMAIN;

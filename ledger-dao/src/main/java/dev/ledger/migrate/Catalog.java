@@ -69,6 +69,9 @@ final class Catalog {
   /** Schemas per history statement. */
   static final int HISTORY_BATCH = 200;
 
+  /** Up to this many schemas in scope are matched with {@code = ANY}, more through a subquery. */
+  static final int SMALL_SCOPE = 32;
+
   /** The POSIX regular expression of a domain schema name (as {@code DomainSchemas}). */
   static final String DOMAIN_SCHEMA_REGEX = "^ledger_[a-z0-9_]{0,40}_[0-9a-f]{8}$";
 
@@ -123,6 +126,8 @@ final class Catalog {
   private static final Field<Short> KA_NUM = field(name("ka", "attnum"), Short.class);
 
   private static final Field<Integer> K = field(name("s", "k"), Integer.class);
+
+  private static final Field<String> SCOPE_NAME = field(name("scope", "schema_name"), String.class);
 
   private static final Field<String> ITEM_SCHEMA =
       field(name("items", "schema_name"), String.class);
@@ -380,10 +385,25 @@ final class Catalog {
    * column} and {@code index}.
    */
   private Select<? extends Record> items(Collection<String> only) {
-    Condition domainSchemas =
-        only == null
-            ? N_NAME.likeRegex(DOMAIN_SCHEMA_REGEX)
-            : N_NAME.in(only).and(N_NAME.ne(directorySchema));
+    Condition domainSchemas;
+    if (only == null) {
+      domainSchemas = N_NAME.likeRegex(DOMAIN_SCHEMA_REGEX);
+    } else {
+      // the scope is one array bind value. A few names: "= ANY (array)", which PostgreSQL can look
+      // up in the catalog's name index. Many: a subquery over the unnested array, which it hashes
+      // once: "= ANY" is tested on every catalog row joined (every column of every table), by a
+      // linear walk of the array unless the server hashes it, and 9,000 names took 15 minutes.
+      String[] names = only.toArray(String[]::new);
+      domainSchemas =
+          (names.length <= SMALL_SCOPE
+                  ? N_NAME.eq(DSL.any(DSL.val(names)))
+                  : N_NAME
+                      .cast(SQLDataType.CLOB)
+                      .in(
+                          select(SCOPE_NAME)
+                              .from(DSL.unnest(DSL.val(names)).as("scope", "schema_name"))))
+              .and(N_NAME.ne(directorySchema));
+    }
     Condition schemaScope = N_NAME.eq(directorySchema).or(domainSchemas);
     Condition tableScope =
         C_KIND

@@ -50,6 +50,7 @@ public final class Fleet {
   private final int schemaParallelism;
   private final Duration lockTimeout;
   private final boolean retryDegraded;
+  private final boolean verifyAll;
   private final FleetListener listener;
   private final MigrationSets sets;
 
@@ -59,6 +60,7 @@ public final class Fleet {
     this.schemaParallelism = b.schemaParallelism;
     this.lockTimeout = b.lockTimeout;
     this.retryDegraded = b.retryDegraded;
+    this.verifyAll = b.verifyAll;
     this.listener = b.listener;
     this.sets = new MigrationSets(b.extraDomainLocations);
   }
@@ -235,6 +237,7 @@ public final class Fleet {
               .parallelism(schemaParallelism)
               .lockTimeout(lockTimeout)
               .sets(sets)
+              .verifyAll(verifyAll)
               .build();
       report = redact(operation == Operation.MIGRATE ? job.migrate() : job.plan(), dsn);
       error = report.ok() ? null : summary(report);
@@ -373,6 +376,7 @@ public final class Fleet {
     private int schemaParallelism = 2;
     private Duration lockTimeout = Duration.ofMinutes(10);
     private boolean retryDegraded;
+    private boolean verifyAll;
     private List<String> extraDomainLocations = List.of();
     private FleetListener listener = new FleetListener() {};
 
@@ -441,6 +445,19 @@ public final class Fleet {
      */
     public Builder retryDegraded(boolean retry) {
       this.retryDegraded = retry;
+      return this;
+    }
+
+    /**
+     * Whether every schema of every tenant is checked in full, whatever its database's {@code
+     * ledger_schema_state} records ({@link MigrationJob.Builder#verifyAll(boolean)}). Default
+     * false.
+     *
+     * @param verifyAll true for the full check
+     * @return this builder
+     */
+    public Builder verifyAll(boolean verifyAll) {
+      this.verifyAll = verifyAll;
       return this;
     }
 

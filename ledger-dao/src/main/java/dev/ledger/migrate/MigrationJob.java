@@ -12,6 +12,7 @@ import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -58,12 +59,19 @@ import org.slf4j.LoggerFactory;
  * AdvisoryLocks#databaseLockKey(String)} unless set):
  *
  * <ol>
- *   <li>reads the state of every schema in a few statements ({@link Catalog}: one catalog query
- *       fingerprinting every schema's tables, columns and indexes, the routing table, the history
- *       tables as {@code UNION ALL}s of {@value Catalog#HISTORY_BATCH} schemas) and compares it
- *       with what this build expects: Flyway's resolved migrations and checksums, and the catalog
- *       of the generated jOOQ classes. When everything is current that is the whole run: no Flyway
- *       run;
+ *   <li>reads what the directory records ({@link SchemaStates}, directory V4's {@code
+ *       ledger_schema_state}) in two statements whatever the number of schemas: one catalog probe,
+ *       then the routing table joined to the state table. A schema whose row holds this build's
+ *       latest version and migration digest ({@link dev.ledger.schema.MigrationDigest}: every
+ *       version and Flyway checksum of the set) is taken as current without reading it. When the
+ *       directory's own row and every route's match, that is the whole run: two statements, no
+ *       Flyway run;
+ *   <li>checks the other schemas in full (all of them when the directory's row is missing or
+ *       differs, the directory holds tables named {@code tasks} and {@code events}, or {@link
+ *       Builder#verifyAll(boolean)} is set): {@link Catalog} reads their catalog fingerprints (one
+ *       query) and their Flyway histories ({@code UNION ALL}s of {@value Catalog#HISTORY_BATCH}
+ *       schemas) and compares them with what this build expects: Flyway's resolved migrations and
+ *       checksums, and the catalog of the generated jOOQ classes;
  *   <li>runs Flyway on the directory schema when it is behind (a directory without history is
  *       baselined at 0);
  *   <li>moves a ledger from before domain schemas (shared {@code tasks}/{@code events}) into one
@@ -72,8 +80,18 @@ import org.slf4j.LoggerFactory;
  *       on its own connection; a schema the reference stack made (no history) is baselined at its
  *       detected shape ({@link AdoptedShape}) first;
  *   <li>reads the state of every schema it ran again and fails any that is not current, checksums
- *       matching, catalog as expected: a half-built schema is never reported as success.
+ *       matching, catalog as expected: a half-built schema is never reported as success;
+ *   <li>(migrate only) records each schema it checked or ran and found current in {@code
+ *       ledger_schema_state}, and deletes the row of each it found failed, so the next run checks
+ *       it again.
  * </ol>
+ *
+ * <p>Trust: like Flyway's history table, a recorded row is believed. A build whose migrations
+ * differ in any version or checksum has another digest, so every schema recorded by an earlier
+ * build is checked in full once (an edited migration is found there and is fatal for its schema).
+ * What the recorded state cannot show is a change made by hand in a schema after it was recorded (a
+ * history row edited, an index dropped); {@link Builder#verifyAll(boolean)} ({@code ledger-app
+ * migrate --verify}) checks every schema regardless.
  *
  * <p>A schema whose history records an edited migration (checksum differs), a migration this build
  * does not have, or a failed migration is failed with a message naming the migration (and both
@@ -95,6 +113,7 @@ public final class MigrationJob {
   private final MigrationListener listener;
   private final List<ExecuteListener> executeListeners;
   private final MigrationSets sets;
+  private final boolean verifyAll;
 
   private MigrationJob(Builder b) {
     this.dataSource = b.dataSource;
@@ -108,6 +127,7 @@ public final class MigrationJob {
     this.listener = b.listener;
     this.executeListeners = List.copyOf(b.executeListeners);
     this.sets = b.sets != null ? b.sets : new MigrationSets(b.extraDomainLocations);
+    this.verifyAll = b.verifyAll;
   }
 
   /**
@@ -163,7 +183,7 @@ public final class MigrationJob {
       MigrationReport report = new Run(operation, startedAt, started).execute();
       LOG.info(
           "{} {}: {} schemas, {} current, {} created, {} migrated, {} adopted, {} pending, {} failed;"
-              + " {} Flyway runs, {} statements, {} ms",
+              + " {} checked, {} recorded; {} Flyway runs, {} statements, {} ms",
           operation.name().toLowerCase(java.util.Locale.ROOT),
           lockSubject,
           report.counts().schemas(),
@@ -173,6 +193,8 @@ public final class MigrationJob {
           report.counts().adopted(),
           report.counts().pending(),
           report.counts().failed(),
+          report.counts().checked(),
+          report.counts().recorded(),
           report.counts().flywayRuns(),
           report.counts().catalogQueries(),
           report.elapsed().toMillis());
@@ -249,9 +271,14 @@ public final class MigrationJob {
     private final RenderMappedDsl mapped;
     private final Catalog catalog;
     private final SharedTables shared;
-    private final List<String> warnings = new ArrayList<>();
+    private final SchemaStates states;
+    private final Set<String> warnings = new LinkedHashSet<>();
     private final Map<String, Work> ran = new ConcurrentHashMap<>();
     private SharedTablesReport sharedReport;
+    private int recorded;
+
+    /** The rows of ledger_schema_state read at the start, by schema (unquoted). */
+    private final Map<String, SchemaStates.Row> rows = new HashMap<>();
 
     Run(Operation operation, Instant startedAt, long started) {
       this.operation = operation;
@@ -280,12 +307,30 @@ public final class MigrationJob {
       this.mapped = new RenderMappedDsl(dataSource, directorySchema, listeners);
       this.catalog = new Catalog(plain, mapped, directorySchema, parallelism);
       this.shared = new SharedTables(directorySchema);
+      this.states = new SchemaStates(plain, mapped.directory(), directorySchema);
     }
 
     MigrationReport execute() throws SQLException, InterruptedException {
       MigrationSet directorySet = sets.directory(dataSource);
       MigrationSet domainSet = sets.domain(dataSource);
-      Observation first = observe(directorySet, domainSet, null);
+      SchemaStates.Probe probe = states.probe();
+      SchemaStates.Recorded recorded = probe.stateTable() ? states.read() : null;
+      if (recorded != null) {
+        remember(recorded);
+      }
+      Trusted trusted =
+          verifyAll || recorded == null || probe.sharedTables()
+              ? null
+              : trusted(recorded, directorySet, domainSet);
+      Observation first;
+      if (trusted == null) {
+        first = observe(directorySet, domainSet, null);
+      } else if (trusted.stale().isEmpty()) {
+        first = trusted.with(trusted.directory(), List.of());
+      } else {
+        Observation scoped = observe(directorySet, domainSet, trusted.stale());
+        first = trusted.with(scoped.directory(), scoped.domains());
+      }
       if (operation != Operation.MIGRATE) {
         if (first.census() != null) {
           sharedReport = sharedReport(first.census(), false, null);
@@ -324,7 +369,175 @@ public final class MigrationJob {
               .toList();
       runAll(todo);
       verify(directorySet, domainSet);
+      record(current, directorySet, domainSet);
       return report(current);
+    }
+
+    /**
+     * The common no-op path: what the directory's {@code ledger_schema_state} says (read in two
+     * statements, {@link SchemaStates#probe} and {@link SchemaStates#read}, whatever the number of
+     * schemas). A route whose row matches this build's set (latest version and digest) and whose
+     * schema exists is taken as current; the others are stale and get the full check.
+     *
+     * @param recorded what the state table holds
+     * @return what the record says; null when every schema must be checked because the directory's
+     *     own row is missing or differs
+     */
+    private Trusted trusted(
+        SchemaStates.Recorded recorded, MigrationSet directorySet, MigrationSet domainSet) {
+      if (recorded.directory() == null || !recorded.directory().matches(directorySet)) {
+        return null;
+      }
+      List<Work> known = new ArrayList<>();
+      Map<String, String> stale = new TreeMap<>();
+      for (SchemaStates.Row row : recorded.routes()) {
+        String schema = routedSchema(row.domain(), row.stored(), known);
+        if (schema == null) {
+          continue;
+        }
+        if (row.matches(domainSet)) {
+          known.add(fromRecord(schema, row.domain(), SchemaKind.DOMAIN, row));
+        } else {
+          stale.put(schema, row.domain());
+        }
+      }
+      return new Trusted(
+          fromRecord(directorySchema, null, SchemaKind.DIRECTORY, recorded.directory()),
+          known,
+          stale);
+    }
+
+    /** Keeps the rows read, by schema (routes that name no domain schema left out). */
+    private void remember(SchemaStates.Recorded recorded) {
+      if (recorded.directory() != null) {
+        rows.put(directorySchema, recorded.directory());
+      }
+      for (SchemaStates.Row row : recorded.routes()) {
+        if (row.version() == null) {
+          continue;
+        }
+        try {
+          rows.put(DomainSchemas.unquote(row.stored()), row);
+        } catch (IllegalStateException e) {
+          // refused when the routes are read: no schema of this name is ever recorded
+        }
+      }
+    }
+
+    /** A schema taken as current from its recorded row: nothing read, nothing to do. */
+    private Work fromRecord(String schema, String domain, SchemaKind kind, SchemaStates.Row row) {
+      Work w = new Work(schema, domain, kind);
+      w.versionBefore = row.version();
+      w.versionAfter = row.version();
+      w.checksums = ChecksumState.MATCH;
+      w.extras = row.extras();
+      return w;
+    }
+
+    /**
+     * Checks a route: the bare schema name, or null after adding a failed work for a route whose
+     * stored schema is no domain schema name; warns when the schema is not the naming rule's.
+     */
+    private String routedSchema(String domain, String stored, List<Work> refused) {
+      try {
+        String schema = DomainSchemas.unquote(stored);
+        if (!schema.equals(DomainSchemas.schemaName(domain))) {
+          warnings.add(
+              "domain "
+                  + domain
+                  + " is routed to "
+                  + schema
+                  + ", not to "
+                  + DomainSchemas.schemaName(domain)
+                  + " as the naming rule says; its routed schema is migrated");
+        }
+        return schema;
+      } catch (IllegalStateException | IllegalArgumentException e) {
+        Work bad = new Work(stored, domain, SchemaKind.DOMAIN);
+        bad.action = Work.Action.FAIL;
+        bad.error = e.getMessage() + "; the routing row of domain " + domain;
+        refused.add(bad);
+        return null;
+      }
+    }
+
+    /**
+     * Writes what a migrate found: a state row for each schema this run checked (or ran) and found
+     * current with this build's set, and deletes the rows that say current with this build's set of
+     * schemas it found failed. When the directory itself is not current, only its own row is
+     * deleted (the state table may be missing, or another build's).
+     */
+    private void record(Observation o, MigrationSet directorySet, MigrationSet domainSet) {
+      Work directory = ran.getOrDefault(directorySchema, o.directory());
+      boolean sharedOk = sharedReport == null || sharedReport.error() == null;
+      boolean directoryOk = settled(directory, directorySet);
+      if (!directoryOk || !sharedOk) {
+        if (directory.checked && saysCurrent(directorySchema, directorySet)) {
+          states.forget(List.of(directorySchema), SchemaStates.DIRECTORY, directorySet);
+        }
+        if (!directoryOk) {
+          LOG.info("directory {} is not current: no schema state recorded", directorySchema);
+          return;
+        }
+      }
+      List<SchemaStates.Entry> entries = new ArrayList<>();
+      List<String> failedDomains = new ArrayList<>();
+      if (directory.checked && sharedOk && !recordedAs(directorySchema, directorySet, directory)) {
+        entries.add(
+            new SchemaStates.Entry(
+                directorySchema,
+                SchemaStates.DIRECTORY,
+                directorySet.latest(),
+                directorySet.digest(),
+                directory.extras));
+      }
+      for (Work w : settledDomains(o).values()) {
+        if (!w.checked) {
+          continue;
+        }
+        if (settled(w, domainSet)) {
+          if (!recordedAs(w.schema, domainSet, w)) {
+            entries.add(
+                new SchemaStates.Entry(
+                    w.schema,
+                    SchemaStates.DOMAIN,
+                    domainSet.latest(),
+                    domainSet.digest(),
+                    w.extras));
+          }
+        } else if (saysCurrent(w.schema, domainSet)) {
+          failedDomains.add(w.schema);
+        }
+      }
+      if (!entries.isEmpty()) {
+        recorded += states.record(entries, Instant.now());
+      }
+      if (!failedDomains.isEmpty()) {
+        states.forget(failedDomains, SchemaStates.DOMAIN, domainSet);
+      }
+    }
+
+    /** Whether the row read at the start says the schema is current with the set. */
+    private boolean saysCurrent(String schema, MigrationSet set) {
+      SchemaStates.Row row = rows.get(schema);
+      return row != null && row.matches(set);
+    }
+
+    /** Whether the row read at the start already says what a work found (no write needed). */
+    private boolean recordedAs(String schema, MigrationSet set, Work w) {
+      SchemaStates.Row row = rows.get(schema);
+      return row != null && row.matches(set) && row.extras().equals(w.extras);
+    }
+
+    /** Whether a checked schema ended current with a set: what its state row may then say. */
+    private boolean settled(Work w, MigrationSet set) {
+      return w.error == null
+          && w.action != Work.Action.FAIL
+          && (w.action == Work.Action.NONE || w.ran)
+          && w.pending.isEmpty()
+          && w.checksums == ChecksumState.MATCH
+          && set.latest() != null
+          && set.latest().equals(w.versionAfter);
     }
 
     /** Moves the shared tables: makes each domain's schema, then the one data transaction. */
@@ -515,24 +728,9 @@ public final class MigrationJob {
       } else if (directoryPrint != null) {
         if (directoryPrint.tables().contains("ledger_domains")) {
           for (Catalog.Route route : catalog.routes()) {
-            try {
-              String schema = DomainSchemas.unquote(route.stored());
-              if (!schema.equals(DomainSchemas.schemaName(route.domain()))) {
-                warnings.add(
-                    "domain "
-                        + route.domain()
-                        + " is routed to "
-                        + schema
-                        + ", not to "
-                        + DomainSchemas.schemaName(route.domain())
-                        + " as the naming rule says; its routed schema is migrated");
-              }
+            String schema = routedSchema(route.domain(), route.stored(), refused);
+            if (schema != null) {
               domains.put(schema, route.domain());
-            } catch (IllegalStateException | IllegalArgumentException e) {
-              Work bad = new Work(route.stored(), route.domain(), SchemaKind.DOMAIN);
-              bad.action = Work.Action.FAIL;
-              bad.error = e.getMessage() + "; the routing row of domain " + route.domain();
-              refused.add(bad);
             }
           }
         }
@@ -645,8 +843,11 @@ public final class MigrationJob {
       return new Observation(directory, works, null, moveTargets);
     }
 
-    private MigrationReport report(Observation observation) {
-      Work directory = ran.getOrDefault(directorySchema, observation.directory());
+    /**
+     * The domain schemas' works at the end of a run, by schema: those observed, each replaced by
+     * the work that ran it, and the schemas the run made that were not observed.
+     */
+    private Map<String, Work> settledDomains(Observation observation) {
       Map<String, Work> domains = new TreeMap<>();
       for (Work w : observation.domains()) {
         domains.put(w.schema, ran.getOrDefault(w.schema, w));
@@ -659,6 +860,16 @@ public final class MigrationJob {
         if (w.kind == SchemaKind.DOMAIN) {
           domains.putIfAbsent(w.schema, w);
         }
+      }
+      return domains;
+    }
+
+    private MigrationReport report(Observation observation) {
+      Work directory = ran.getOrDefault(directorySchema, observation.directory());
+      Map<String, Work> domains = settledDomains(observation);
+      int checked = directory.checked ? 1 : 0;
+      for (Work w : domains.values()) {
+        checked += w.checked ? 1 : 0;
       }
       List<SchemaReport> domainReports =
           domains.values().stream().map(w -> w.report(operation)).toList();
@@ -684,7 +895,7 @@ public final class MigrationJob {
           directoryReport,
           domainReports,
           sharedReport,
-          warnings,
+          List.copyOf(warnings),
           new MigrationReport.Counts(
               all.size(),
               byState[SchemaState.CURRENT.ordinal()],
@@ -694,6 +905,8 @@ public final class MigrationJob {
               byState[SchemaState.PENDING.ordinal()],
               byState[SchemaState.FAILED.ordinal()],
               applied,
+              checked,
+              recorded,
               flywayRuns.get(),
               statements.get()));
     }
@@ -710,6 +923,30 @@ public final class MigrationJob {
   private record Observation(
       Work directory, List<Work> domains, SharedTables.Census census, List<Work> moveTargets) {}
 
+  /**
+   * What the directory's state table says, when the job may trust it.
+   *
+   * @param directory the directory, current by its row
+   * @param known the domain schemas current by their rows, and the routes refused outright
+   * @param stale the routed schemas whose row is missing or differs, schema to domain: these get
+   *     the full check
+   */
+  private record Trusted(Work directory, List<Work> known, Map<String, String> stale) {
+
+    /**
+     * The observation: the known works plus the checked ones.
+     *
+     * @param directory the directory's work (the recorded one, or a checked one)
+     * @param checked the works of the stale schemas
+     */
+    Observation with(Work directory, List<Work> checked) {
+      List<Work> all = new ArrayList<>(known);
+      all.addAll(checked);
+      all.sort(Comparator.comparing(w -> w.schema));
+      return new Observation(directory, all, null, List.of());
+    }
+  }
+
   /** Builds a {@link MigrationJob}; validates in {@link #build()}. */
   public static final class Builder {
 
@@ -724,6 +961,7 @@ public final class MigrationJob {
     private MigrationListener listener = new MigrationListener() {};
     private List<ExecuteListener> executeListeners = List.of();
     private MigrationSets sets;
+    private boolean verifyAll;
 
     private Builder() {}
 
@@ -831,6 +1069,24 @@ public final class MigrationJob {
      */
     public Builder executeListeners(List<ExecuteListener> listeners) {
       this.executeListeners = List.copyOf(listeners);
+      return this;
+    }
+
+    /**
+     * Whether to check every schema in full, whatever the directory's {@code ledger_schema_state}
+     * records: each schema's catalog fingerprint and Flyway history are read and compared with this
+     * build (one catalog query, plus one history read per {@value Catalog#HISTORY_BATCH} schemas),
+     * as before the state table existed. Finds what was changed by hand in the database since a
+     * schema was recorded (an edited history row, a dropped index), which the recorded state cannot
+     * show; a migrate then records what it found (and forgets the rows of schemas it failed).
+     * Default false: a schema whose recorded version and migration digest match this build's is
+     * taken as current without reading it.
+     *
+     * @param verifyAll true for the full check of every schema
+     * @return this builder
+     */
+    public Builder verifyAll(boolean verifyAll) {
+      this.verifyAll = verifyAll;
       return this;
     }
 

@@ -58,9 +58,14 @@ public record MigrationReport(
    * @param pending plan and status: schemas with something to apply
    * @param failed schemas that failed
    * @param appliedMigrations migrations applied, over all schemas
+   * @param checked schemas whose catalog and Flyway history this run read; the others were taken as
+   *     current from their row in the directory's {@code ledger_schema_state} (or, a route that
+   *     names no domain schema, refused outright). Zero on the common no-op path
+   * @param recorded rows of {@code ledger_schema_state} this run inserted or changed (migrate only)
    * @param flywayRuns Flyway {@code migrate} runs made (zero when everything was current)
-   * @param catalogQueries statements the job itself sent (catalog, routing and history reads, the
-   *     shared-tables move), Flyway's own and the advisory-lock calls not counted
+   * @param catalogQueries statements the job itself sent (the state table, catalog, routing and
+   *     history reads, state writes, the shared-tables move), Flyway's own and the advisory-lock
+   *     calls not counted: 2 on the common no-op path, whatever the number of schemas
    */
   public record Counts(
       int schemas,
@@ -71,6 +76,8 @@ public record MigrationReport(
       int pending,
       int failed,
       int appliedMigrations,
+      int checked,
+      int recorded,
       int flywayRuns,
       int catalogQueries) {}
 }

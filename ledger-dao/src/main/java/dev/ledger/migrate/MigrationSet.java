@@ -1,6 +1,7 @@
 package dev.ledger.migrate;
 
 import dev.ledger.schema.LedgerMigrations;
+import dev.ledger.schema.MigrationDigest;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -33,6 +34,7 @@ final class MigrationSet {
   private final Map<String, Resolved> byVersion;
   private final List<Resolved> repeatables;
   private final String latest;
+  private final String digest;
 
   /**
    * One resolved migration.
@@ -74,6 +76,11 @@ final class MigrationSet {
             .max(MigrationVersion::compareTo)
             .map(MigrationVersion::getVersion)
             .orElse(null);
+    this.digest =
+        MigrationDigest.of(
+            resolved.stream()
+                .map(r -> new MigrationDigest.Entry(r.version(), r.description(), r.checksum()))
+                .toList());
   }
 
   /**
@@ -100,12 +107,9 @@ final class MigrationSet {
       if (!info.getState().isResolved()) {
         continue;
       }
+      MigrationDigest.Entry entry = MigrationDigest.entryOf(info);
       resolved.add(
-          new Resolved(
-              info.getVersion() == null ? null : info.getVersion().getVersion(),
-              info.getResolvedDescription(),
-              info.getScript(),
-              info.getResolvedChecksum()));
+          new Resolved(entry.version(), entry.description(), info.getScript(), entry.checksum()));
     }
     return new MigrationSet(kind, locations, resolved);
   }
@@ -153,5 +157,15 @@ final class MigrationSet {
    */
   String latest() {
     return latest;
+  }
+
+  /**
+   * The set's digest ({@link MigrationDigest}), what the directory's {@code ledger_schema_state}
+   * records for a schema found current with this set.
+   *
+   * @return 64 hex digits
+   */
+  String digest() {
+    return digest;
   }
 }

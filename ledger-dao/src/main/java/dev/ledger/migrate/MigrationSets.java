@@ -23,11 +23,25 @@ final class MigrationSets {
    * @param extraDomainLocations Flyway locations added to the domain set, may be empty
    */
   MigrationSets(List<String> extraDomainLocations) {
-    this.directoryLocations = List.of(LedgerMigrations.DIRECTORY_LOCATION);
+    this(List.of(LedgerMigrations.DIRECTORY_LOCATION), withMain(extraDomainLocations));
+  }
+
+  /**
+   * Creates the holder for other locations than the ledger's (a test's build with an edited set).
+   *
+   * @param directoryLocations the directory set's Flyway locations
+   * @param domainLocations the domain set's Flyway locations, the main one first
+   */
+  MigrationSets(List<String> directoryLocations, List<String> domainLocations) {
+    this.directoryLocations = List.copyOf(directoryLocations);
+    this.domainLocations = List.copyOf(domainLocations);
+  }
+
+  private static List<String> withMain(List<String> extraDomainLocations) {
     List<String> domainAll = new ArrayList<>();
     domainAll.add(LedgerMigrations.DOMAIN_LOCATION);
     domainAll.addAll(extraDomainLocations);
-    this.domainLocations = List.copyOf(domainAll);
+    return domainAll;
   }
 
   /**

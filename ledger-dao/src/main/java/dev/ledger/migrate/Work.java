@@ -41,6 +41,10 @@ final class Work {
   List<String> extras = List.of();
   String error;
   boolean ran;
+
+  /** Whether this run read the schema's catalog and history (else: its recorded state, or none). */
+  boolean checked;
+
   Duration elapsed = Duration.ZERO;
 
   Work(String schema, String domain, SchemaKind kind) {

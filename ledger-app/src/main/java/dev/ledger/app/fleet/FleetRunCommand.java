@@ -53,6 +53,12 @@ abstract class FleetRunCommand extends RedactingCommand {
   @Option(names = "--json", description = "Print the report as JSON on stdout.")
   boolean json;
 
+  @Option(
+      names = "--verify",
+      description =
+          "Check every schema of every tenant in full, whatever its ledger_schema_state records.")
+  boolean verify;
+
   /**
    * Which operation.
    *
@@ -91,6 +97,7 @@ abstract class FleetRunCommand extends RedactingCommand {
               .lockTimeout(lockTimeout)
               .retryDegraded(retryDegraded())
               .extraDomainLocations(domainLocations)
+              .verifyAll(verify)
               .listener(progress)
               .build();
       report = operation() == Operation.MIGRATE ? fleet.migrate() : fleet.plan();

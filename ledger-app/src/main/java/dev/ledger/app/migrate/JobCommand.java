@@ -48,6 +48,7 @@ abstract class JobCommand extends RedactingCommand {
               .parallelism(parallelism)
               .lockTimeout(options.lockTimeout())
               .extraDomainLocations(options.domainLocations())
+              .verifyAll(options.verify())
               .listener(progress)
               .build();
       MigrationReport report =

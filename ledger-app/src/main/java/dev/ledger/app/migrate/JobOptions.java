@@ -27,6 +27,14 @@ public final class JobOptions {
               + " filesystem:/opt/ledger/extra (repeatable).")
   List<String> domainLocations = new ArrayList<>();
 
+  @Option(
+      names = "--verify",
+      description =
+          "Check every schema's catalog and Flyway history, whatever the directory's"
+              + " ledger_schema_state records (finds changes made by hand since a schema was"
+              + " recorded; costs one history read per 200 schemas).")
+  boolean verify;
+
   /**
    * Whether {@code --json} was given.
    *
@@ -52,5 +60,14 @@ public final class JobOptions {
    */
   public List<String> domainLocations() {
     return List.copyOf(domainLocations);
+  }
+
+  /**
+   * Whether {@code --verify} was given.
+   *
+   * @return true to check every schema in full
+   */
+  public boolean verify() {
+    return verify;
   }
 }

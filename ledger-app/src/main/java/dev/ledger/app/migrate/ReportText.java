@@ -112,7 +112,11 @@ public final class ReportText {
             + c.flywayRuns()
             + " Flyway runs, "
             + c.catalogQueries()
-            + " catalog queries | "
+            + " catalog queries, "
+            + c.checked()
+            + " schemas checked, "
+            + c.recorded()
+            + " recorded | "
             + seconds(report.elapsed()));
     out.flush();
   }

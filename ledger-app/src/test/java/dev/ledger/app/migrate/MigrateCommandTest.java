@@ -52,12 +52,14 @@ class MigrateCommandTest {
       assertThat(migrated.at("/report/domains/0/applied"))
           .hasSize(Integer.parseInt(LedgerMigrations.DOMAIN_VERSION));
 
+      assertThat(migrated.at("/report/counts/recorded").asInt()).isEqualTo(4);
+
       Cli.Result again = Cli.run("migrate", "--url", url);
       assertThat(again.exit()).isEqualTo(ExitCodes.OK);
       assertThat(again.out())
           .contains("every schema is current")
           .contains("4 schemas: 4 current")
-          .contains("0 Flyway runs");
+          .contains("0 Flyway runs, 2 catalog queries, 0 schemas checked, 0 recorded");
 
       Cli.Result status = Cli.run("status", "--url", url);
       assertThat(status.exit()).isEqualTo(ExitCodes.OK);
@@ -69,13 +71,12 @@ class MigrateCommandTest {
   }
 
   @Test
-  void an_edited_migration_makes_migrate_exit_1_and_names_the_migration() throws Exception {
+  void a_history_edited_by_hand_is_found_by_migrate_verify_which_exits_1_naming_the_migration()
+      throws Exception {
     String db = PostgresExtension.newDatabase();
     try {
       String url = TestServer.get().urlFor(db);
-      try (Connection c = PostgresExtension.connect(db)) {
-        Fixtures.load(db, Fixtures.DOMAIN_SCHEMAS);
-      }
+      Fixtures.load(db, Fixtures.DOMAIN_SCHEMAS);
       assertThat(Cli.run("migrate", "--url", url).exit()).isEqualTo(ExitCodes.OK);
       String acme = DomainSchemas.schemaName("acme");
       try (Connection c = PostgresExtension.connect(db);
@@ -86,14 +87,26 @@ class MigrateCommandTest {
                 + "\".flyway_schema_history SET checksum = 12345 WHERE version = '4'");
       }
 
-      Cli.Result result = Cli.run("migrate", "--url", url);
+      // recorded as current by the first run: a plain migrate trusts that record (two statements)
+      Cli.Result trusted = Cli.run("migrate", "--url", url, "--json");
+      assertThat(trusted.exit()).as(trusted.err()).isEqualTo(ExitCodes.OK);
+      JsonNode noOp = JSON.readTree(trusted.out());
+      assertThat(noOp.at("/report/counts/catalogQueries").asInt()).isEqualTo(2);
+      assertThat(noOp.at("/report/counts/checked").asInt()).isZero();
 
-      assertThat(result.exit()).isEqualTo(ExitCodes.FAILED);
-      assertThat(result.out())
+      Cli.Result verified = Cli.run("migrate", "--url", url, "--verify");
+
+      assertThat(verified.exit()).isEqualTo(ExitCodes.FAILED);
+      assertThat(verified.out())
           .contains("FAILED " + acme)
           .contains("V4 (V4__promotions_version_keyed_by_promoter.sql)")
           .contains("checksum 12345")
           .contains("1 failed");
+
+      // the full check forgot the schema's record: every migrate now checks it, and fails it
+      Cli.Result after = Cli.run("migrate", "--url", url);
+      assertThat(after.exit()).isEqualTo(ExitCodes.FAILED);
+      assertThat(after.out()).contains("FAILED " + acme).contains("checksum 12345");
     } finally {
       PostgresExtension.dropDatabase(db);
     }
