@@ -15,8 +15,8 @@ import dev.ledger.schema.MigrationDigest;
 import dev.ledger.schema.RenderMappedDsl;
 import java.sql.SQLException;
 import java.time.Duration;
-import java.util.List;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -49,6 +49,7 @@ public final class Directory {
 
   private static final RenderedStatement.Slot<String> ROUTE_ID =
       RenderedStatement.Slot.of("id", LEDGER_TASKS.ID.getDataType());
+
   /** {@code ledger_schema_state.kind} of a domain schema. */
   private static final String STATE_KIND_DOMAIN = "domain";
 
