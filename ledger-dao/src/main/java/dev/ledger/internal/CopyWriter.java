@@ -8,7 +8,10 @@ import java.time.LocalDateTime;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
 import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import org.jooq.Converter;
 import org.jooq.DSLContext;
 import org.jooq.Field;
@@ -56,10 +59,14 @@ final class CopyWriter {
   /** Bytes buffered before they are sent to the server as one {@code CopyData} message. */
   private static final int BUFFER = 1 << 16;
 
+  /** Distinct list values per column whose converted form is kept for the rest of a COPY. */
+  private static final int LIST_CACHE = 1024;
+
   private final CopyIn copy;
   private final String table;
   private final List<? extends Field<?>> columns;
   private final Converter<Object, Object>[] converters;
+  private final Map<List<?>, Object>[] lists;
   private final byte[] buf = new byte[BUFFER];
   private int pos;
 
@@ -68,6 +75,16 @@ final class CopyWriter {
     this.table = table;
     this.columns = columns;
     this.converters = converters(columns);
+    this.lists = lists(columns.size());
+  }
+
+  @SuppressWarnings("unchecked")
+  private static Map<List<?>, Object>[] lists(int n) {
+    Map<List<?>, Object>[] out = new Map[n];
+    for (int i = 0; i < n; i++) {
+      out[i] = new HashMap<>();
+    }
+    return out;
   }
 
   /**
@@ -164,7 +181,22 @@ final class CopyWriter {
       if (i > 0) {
         put((byte) '\t');
       }
-      value(i, converters[i].to(r.get(columns.get(i))));
+      Object user = r.get(columns.get(i));
+      Object db;
+      if (user instanceof List<?> list) {
+        // JSON-array columns hold few distinct lists, and their converter runs Jackson: convert
+        // each distinct list once per COPY (nothing mutates the rows while they are written)
+        db = lists[i].get(list);
+        if (db == null) {
+          db = converters[i].to(user);
+          if (lists[i].size() < LIST_CACHE) {
+            lists[i].put(new ArrayList<>(list), db);
+          }
+        }
+      } else {
+        db = converters[i].to(user);
+      }
+      value(i, db);
     }
     put((byte) '\n');
   }
