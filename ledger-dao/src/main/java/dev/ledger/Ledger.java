@@ -596,10 +596,10 @@ public final class Ledger {
    * domain's routes in {@code ledger_tasks}, and the derived claim classes, dependency edges and
    * {@code blocked} flags), all domains in one transaction: a failure anywhere leaves every old
    * projection as it was. Per domain, the old rows are deleted, the events are streamed in sequence
-   * order (a JDBC result set, payloads read by a streaming JSON parser) and folded in memory with
-   * the same {@link Projection} the live operations use, and the rows are written with {@code COPY
-   * ... FROM STDIN}. Until it commits, readers see the old projection. Holds one domain's task rows
-   * in memory at a time. Ports {@code rebuild}.
+   * order ({@code COPY TO STDOUT}, payloads read by a streaming JSON parser) and folded in memory
+   * with the same {@link Projection} the live operations use, and the rows are written with {@code
+   * COPY ... FROM STDIN}. Until it commits, readers see the old projection. Holds one domain's task
+   * rows in memory at a time. Ports {@code rebuild}.
    *
    * @return how many events were replayed
    * @throws LedgerStorageException when the database fails or refuses a replayed row (e.g. a

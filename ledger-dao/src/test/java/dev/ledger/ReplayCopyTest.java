@@ -179,6 +179,36 @@ class ReplayCopyTest {
     assertThat(snapshot()).isEqualTo(live);
   }
 
+  @Test
+  void an_event_not_in_format_v1_midway_through_the_log_leaves_every_old_projection_intact()
+      throws Exception {
+    bulk(DOMAINS.get(1), 300);
+    long bad = appendEvent(DOMAINS.get(1), "t-bad", new Event.Admitted());
+    try (Connection c = PG.dataSource().getConnection();
+        Statement s = c.createStatement()) {
+      s.execute(
+          "UPDATE \""
+              + DomainSchemas.schemaName(DOMAINS.get(1))
+              + "\".events SET kind = 'claimed', payload = '{\"holder\":5}' WHERE seq = "
+              + bad);
+    }
+    bulk(DOMAINS.get(1), 300); // events after the bad one: it is read midway
+    bulk(DOMAINS.get(2), 300);
+    List<List<List<String>>> live = snapshot();
+
+    assertThatThrownBy(() -> ledger.rebuild())
+        .isInstanceOf(LedgerException.class)
+        .hasMessageStartingWith("event of task 't-bad' (kind claimed) is not format v1");
+    assertThat(snapshot()).isEqualTo(live);
+    String id = ledger.file(TaskSpec.builder(DOMAINS.get(1), "after").build());
+    assertThat(ledger.get(id).status()).isEqualTo(Status.PROPOSED);
+
+    deleteEvent(DOMAINS.get(1), bad);
+    live = snapshot();
+    ledger.rebuild();
+    assertThat(snapshot()).isEqualTo(live);
+  }
+
   /** Files tasks of about 1 kB each, admits and completes some. */
   static void bulk(String domain, int n) {
     int from = BULK.getAndAdd(n);

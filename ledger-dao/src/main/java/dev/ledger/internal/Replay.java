@@ -9,8 +9,6 @@ import dev.ledger.Status;
 import dev.ledger.codegen.db.ledger_directory.tables.records.LedgerTasksRecord;
 import dev.ledger.codegen.db.ledger_template.tables.records.PromotionsRecord;
 import dev.ledger.codegen.db.ledger_template.tables.records.TasksRecord;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -23,20 +21,17 @@ import org.jooq.exception.DataAccessException;
 import org.jooq.impl.DSL;
 
 /**
- * Replay of one domain: its projection is deleted, its events are streamed in {@code seq} order (a
- * JDBC result set, each payload read by {@link EventReader}'s streaming parser) and folded in
- * memory with {@link Projection}, the same fold the live operations use, and the rows are written
- * back with {@code COPY} ({@link CopyWriter}). Ports the reference's {@code rebuild_domain}, which
- * issued one statement per event.
+ * Replay of one domain: its projection is deleted, its events are streamed in {@code seq} order
+ * ({@code COPY TO STDOUT} through {@link CopyReader}, each payload read by {@link EventReader}'s
+ * streaming parser) and folded in memory with {@link Projection}, the same fold the live operations
+ * use, and the rows are written back with {@code COPY FROM STDIN} ({@link CopyWriter}). Ports the
+ * reference's {@code rebuild_domain}, which issued one statement per event.
  *
  * <pre>{@code
  * long events = Replay.domain(txMappedToSchema, "acme", "ledger_acme_822b33ad");
  * }</pre>
  */
 public final class Replay {
-
-  /** Events the driver fetches per round trip. */
-  private static final int FETCH = 10_000;
 
   /** The converter of {@code events.at}: RFC 3339 text to {@link Instant}. */
   @SuppressWarnings("unchecked")
@@ -79,38 +74,30 @@ public final class Replay {
 
     Map<String, TasksRecord> tasks = new LinkedHashMap<>();
     List<PromotionsRecord> promotions = new ArrayList<>();
-    long n = 0;
-    // a plain JDBC result set over jOOQ's cursor: the statement is rendered and run by jOOQ (render
-    // mapping, listeners), the rows are read straight from the driver, FETCH at a time, with no
-    // Record, converter or JsonNode per event
-    try (ResultSet events =
-        tx.select(EVENTS.TASK_ID, EVENTS.KIND, EVENTS.AT, EVENTS.PAYLOAD)
-            .from(EVENTS)
-            .orderBy(EVENTS.SEQ)
-            .fetchSize(FETCH)
-            .fetchResultSet()) {
-      while (events.next()) {
-        String taskId = events.getString(1);
-        String kind = events.getString(2);
-        // every time is read (and so checked), as the reference's rebuild does
-        Instant at = AT.from(events.getString(3));
-        Event event = EventReader.read(taskId, kind, events.getString(4));
-        if (event instanceof Event.Created c) {
-          tasks.put(c.id(), Projection.created(c.id(), at, c.spec()));
-        } else if (event instanceof Event.Promoted p) {
-          promotions.add(Projection.promoted(at, p.spec(), p.whyErased()));
-        } else {
-          TasksRecord row = tasks.get(taskId);
-          // as the reference's UPDATE of a missing row, an event of an unknown task changes nothing
-          if (row != null) {
-            Projection.apply(row, event);
-          }
-        }
-        n++;
-      }
-    } catch (SQLException e) {
-      throw new DataAccessException("replay of " + schema + ": reading the events failed", e);
-    }
+    long n =
+        CopyReader.forEach(
+            tx,
+            tx.select(EVENTS.TASK_ID, EVENTS.KIND, EVENTS.AT, EVENTS.PAYLOAD)
+                .from(EVENTS)
+                .orderBy(EVENTS.SEQ),
+            row -> {
+              String taskId = row[0];
+              // every time is read (and so checked), as the reference's rebuild does
+              Instant at = AT.from(row[2]);
+              Event event = EventReader.read(taskId, row[1], row[3]);
+              if (event instanceof Event.Created c) {
+                tasks.put(c.id(), Projection.created(c.id(), at, c.spec()));
+              } else if (event instanceof Event.Promoted p) {
+                promotions.add(Projection.promoted(at, p.spec(), p.whyErased()));
+              } else {
+                TasksRecord task = tasks.get(taskId);
+                // as the reference's UPDATE of a missing row, an event of an unknown task changes
+                // nothing
+                if (task != null) {
+                  Projection.apply(task, event);
+                }
+              }
+            });
     // blocked is set by ClaimIndex.recomputeBlocked once every domain's routes are back
     ClaimIndex.rebuildDomain(tx, domain, tasks.values());
     CopyWriter.copy(tx, TASKS, List.of(TASKS.fields()), tasks.values());
