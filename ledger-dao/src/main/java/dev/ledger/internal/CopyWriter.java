@@ -128,10 +128,15 @@ final class CopyWriter {
                   "COPY into " + table.getName() + " took " + copied + " of " + sent + " rows");
             }
             return copied;
-          } finally {
+          } catch (RuntimeException | Error | SQLException e) {
             if (in.isActive()) {
-              in.cancelCopy(); // ends the COPY with an error, so the transaction can roll back
+              try {
+                in.cancelCopy(); // ends the COPY with an error, so the transaction can roll back
+              } catch (SQLException cancel) {
+                e.addSuppressed(cancel);
+              }
             }
+            throw e;
           }
         });
   }
