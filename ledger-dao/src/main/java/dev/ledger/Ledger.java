@@ -600,11 +600,19 @@ public final class Ledger {
 
   /**
    * Replays every domain's events into a fresh projection ({@code tasks}, {@code promotions}, the
-   * domain's routes in {@code ledger_tasks}), all domains in one transaction. Events are streamed
-   * in sequence order and folded in memory with the same {@link Projection} the live operations
-   * use, then written in multi-row inserts. Ports {@code rebuild}.
+   * domain's routes in {@code ledger_tasks}, and the derived claim classes, dependency edges and
+   * {@code blocked} flags), all domains in one transaction: a failure anywhere leaves every old
+   * projection as it was. Per domain, the old rows are deleted, the events are streamed in sequence
+   * order ({@code COPY TO STDOUT}, payloads read by a streaming JSON parser) and folded in memory
+   * with the same {@link Projection} the live operations use, and the rows are written with {@code
+   * COPY ... FROM STDIN}. Until it commits, readers see the old projection. Holds one domain's task
+   * rows in memory at a time. Ports {@code rebuild}.
    *
    * @return how many events were replayed
+   * @throws LedgerStorageException when the database fails or refuses a replayed row (e.g. a
+   *     duplicate key from a hand-edited log; the SQLState is kept)
+   * @throws LedgerException when a stored event is not format v1, or a replayed value cannot be
+   *     stored (a U+0000 in a text); the message names the task or the column, never the value
    */
   public long rebuild() {
     return run(

@@ -23,14 +23,14 @@ import java.util.Map;
 import javax.sql.DataSource;
 
 /**
- * B5, replay: {@code Ledger.rebuild()} (events streamed, folded in memory, rows written in
- * multi-row inserts) against a per-event replay over JDBC (one statement per event, as the
- * reference's {@code rebuild_domain} does) and against a server-side floor (one {@code INSERT ...
- * SELECT} that folds the events inside PostgreSQL: no rows cross the wire). The log holds seeded
- * histories of ten events per task plus tasks made live through the API (dependencies, origins,
- * continuations, rescores, releases, handoffs, invalidations, posts). After every replay, of every
- * kind, the projection must equal the one the live operations left, row for row. Targets: rebuild
- * at least 10x the per-event replay and at least 100k events/s.
+ * B5, replay: {@code Ledger.rebuild()} (events streamed, folded in memory, rows written with {@code
+ * COPY}) against a per-event replay over JDBC (one statement per event, as the reference's {@code
+ * rebuild_domain} does) and against a server-side floor (one {@code INSERT ... SELECT} that folds
+ * the events inside PostgreSQL: no rows cross the wire). The log holds seeded histories of ten
+ * events per task plus tasks made live through the API (dependencies, origins, continuations,
+ * rescores, releases, handoffs, invalidations, posts). After every replay, of every kind, the
+ * projection must equal the one the live operations left, row for row. Targets: rebuild at least
+ * 10x the per-event replay and at least 100k events/s.
  */
 final class ReplayBench {
 

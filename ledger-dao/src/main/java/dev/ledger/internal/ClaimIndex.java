@@ -11,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -163,10 +164,18 @@ public final class ClaimIndex {
   public static void rebuildDomain(DSLContext tx, String domain, Collection<TasksRecord> tasks) {
     tx.deleteFrom(CLAIM_CLASSES).execute();
     Map<String, ClaimClass> classes = new LinkedHashMap<>();
+    // few distinct requirement lists among many tasks: their JSON and MD5 once per list
+    Map<List<String>, String[]> texts = new HashMap<>();
     List<String[]> edges = new java.util.ArrayList<>();
     for (TasksRecord t : tasks) {
-      String requirements = LIST.to(t.getRequirements());
-      ClaimClass c = new ClaimClass(t.getLabelRank(), md5(requirements), requirements);
+      String[] text =
+          texts.computeIfAbsent(
+              t.getRequirements(),
+              r -> {
+                String json = LIST.to(r);
+                return new String[] {json, md5(json)};
+              });
+      ClaimClass c = new ClaimClass(t.getLabelRank(), text[1], text[0]);
       classes.putIfAbsent(c.rank() + ":" + c.md5(), c);
       for (String dep : t.getDependsOn()) {
         edges.add(new String[] {dep, t.getId()});
