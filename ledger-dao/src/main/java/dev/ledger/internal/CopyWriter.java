@@ -78,7 +78,7 @@ final class CopyWriter {
     this.lists = lists(columns.size());
   }
 
-  @SuppressWarnings("unchecked")
+  @SuppressWarnings({"unchecked", "rawtypes"})
   private static Map<List<?>, Object>[] lists(int n) {
     Map<List<?>, Object>[] out = new Map[n];
     for (int i = 0; i < n; i++) {
