@@ -137,7 +137,8 @@ class LedgerHistoryTest {
   }
 
   @Test
-  void directory_set_history_adds_the_completed_flag_and_the_dependency_edges() throws IOException {
+  void directory_set_history_adds_the_completed_flag_the_dependency_edges_and_the_schema_state()
+      throws IOException {
     Path v1 = Files.createDirectories(temp.resolve("directory-v1"));
     Files.copy(
         MIGRATIONS.resolve("directory/V1__routing_tables.sql"),
@@ -162,8 +163,18 @@ class LedgerHistoryTest {
             "ledger_dependencies column depends_on added safe",
             "ledger_dependencies column task_id added safe",
             "ledger_dependencies constraint ledger_dependencies_pkey added safe",
+            "ledger_schema_state table ledger_schema_state added safe",
+            "ledger_schema_state column schema_name added safe",
+            "ledger_schema_state column kind added safe",
+            "ledger_schema_state column version added safe",
+            "ledger_schema_state column migrations_digest added safe",
+            "ledger_schema_state column catalog_extras added safe",
+            "ledger_schema_state column recorded_by added safe",
+            "ledger_schema_state column recorded_at added safe",
+            "ledger_schema_state constraint ledger_schema_state_kind_check added safe",
+            "ledger_schema_state constraint ledger_schema_state_pkey added safe",
             "ledger_tasks column completed added safe");
-    JsonNode change = result.json().get("changes").get(4);
+    JsonNode change = result.json().get("changes").get(14);
     assertThat(change.get("table").asText()).isEqualTo("ledger_tasks");
     assertThat(change.get("name").asText()).isEqualTo("completed");
     assertThat(change.get("after").asText()).isEqualTo("boolean DEFAULT false NOT NULL");
