@@ -99,6 +99,29 @@ class LedgerSemanticsTest {
   }
 
   @Test
+  void a_batch_claim_logs_one_claimed_event_per_task_in_claim_order() {
+    String low = fileAdmitted("batch", "low", 1);
+    String high = fileAdmitted("batch", "high", 9);
+    String mid = fileAdmitted("batch", "mid", 5);
+    List<Lease> leases = ledger.claimBatch("batch", "w", LEASE, List.of(), Label.PUBLIC, 10);
+    assertThat(leases).extracting(Lease::taskId).containsExactly(high, mid, low);
+    // one statement appends the three events; their seq follows the claim order
+    List<LoggedEvent> claimed =
+        java.util.stream.Stream.of(low, high, mid)
+            .flatMap(id -> ledger.history(id).stream())
+            .filter(e -> e.kind().equals("claimed"))
+            .sorted(java.util.Comparator.comparingLong(LoggedEvent::seq))
+            .toList();
+    assertThat(claimed).extracting(LoggedEvent::taskId).containsExactly(high, mid, low);
+    assertThat(claimed)
+        .extracting(LoggedEvent::payload)
+        .containsOnly(
+            "{\"holder\":\"w\",\"until\":\""
+                + dev.ledger.codegen.convert.Rfc3339.format(leases.get(0).until())
+                + "\"}");
+  }
+
+  @Test
   void a_claim_needs_every_requirement_and_a_high_enough_handling_level() {
     String needsSql =
         ledger.file(

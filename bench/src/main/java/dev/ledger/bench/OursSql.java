@@ -85,6 +85,8 @@ record OursSql(
   static OursSql capture(Ledger ledger, SqlCapture capture) {
     String schema = ledger.provision(DOMAIN);
     ledger.file(TaskSpec.builder(DOMAIN, "warm-up").build());
+    // a second admitted task, so the captured claim logs a batch of claims
+    ledger.admit(ledger.file(TaskSpec.builder(DOMAIN, "claimed too").build()));
     try {
       List<String> file = capture.begin();
       String id = ledger.file(TaskSpec.builder(DOMAIN, "captured").build());
@@ -157,7 +159,9 @@ record OursSql(
         || !file.get(2).contains(".\"tasks\" (\"id\", \"domain\", \"title\"")
         || !file.get(2).contains("\"posted_to\", \"blocked\") values")
         || !complete.get(3).contains("set \"status\" = ?, \"lease_until\" = ?, \"handoff\" = ?")
-        || !complete.get(5).contains("\"ledger_dependencies\".\"depends_on\" = ?")) {
+        || !complete.get(5).contains("\"ledger_dependencies\".\"depends_on\" = ?")
+        || !claim.get(2).contains("unnest(")
+        || claim.get(2).indexOf("unnest(") > claim.get(2).lastIndexOf('?')) {
       throw new BenchFailure("our SQL changed its column order; update RawLedger's binds");
     }
   }

@@ -64,9 +64,9 @@ public final class RenderedStatement {
   /**
    * A named bind value of a cached statement, typed by a column's data type (so the column's
    * converter binds it). Its placeholder holds a value no caller binds, the slot's marker: a value
-   * of the slot's own Java type for {@link String}, {@link Long}, {@link Integer} and {@link
-   * Instant}, and for other types (booleans, lists) an object of a private type, bound through a
-   * converted data type that renders the same SQL.
+   * of the slot's own Java type for {@link String}, {@link Long}, {@link Integer}, {@link Instant}
+   * and {@code String[]} (found by identity), and for other types (booleans, lists) an object of a
+   * private type, bound through a converted data type that renders the same SQL.
    *
    * @param <T> the Java type bound
    */
@@ -103,6 +103,8 @@ public final class RenderedStatement {
         natural = Integer.MIN_VALUE + n;
       } else if (c == Instant.class) {
         natural = Instant.EPOCH.minusSeconds(n);
+      } else if (c == String[].class) {
+        natural = new String[] {"\u0000slot " + n + " " + name}; // found by identity
       }
       if (natural != null) {
         return new Slot<>(name, type, natural, DSL.val(c.cast(natural), type));
@@ -331,6 +333,8 @@ public final class RenderedStatement {
         ps.setInt(index, v);
       } else if (db instanceof Boolean v) {
         ps.setBoolean(index, v);
+      } else if (db instanceof String[] v) {
+        ps.setArray(index, ps.getConnection().createArrayOf("text", v));
       } else {
         throw new IllegalStateException(
             "slot " + slot.name + ": cannot bind " + db.getClass().getName());
