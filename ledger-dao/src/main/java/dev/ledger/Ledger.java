@@ -1054,15 +1054,10 @@ public final class Ledger {
                                           .where(TASKS.ID.eq(TASK_ID.field()))
                                           .forUpdate(),
                                   List.of(TASK_ID))
-                              .fetch(tx, TASKS.fields(), id)
-                              .into(TASKS)
+                              .fetchInto(tx, TASKS, id)
                               .stream()
                               .findFirst()
                               .orElse(null);
-                      if (row != null) {
-                        // read, not changed: only what the event changes is written back
-                        row.changed(false);
-                      }
                       if (row == null) {
                         throw new TaskNotFoundException(id);
                       }
