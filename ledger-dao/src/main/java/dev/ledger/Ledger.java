@@ -997,24 +997,32 @@ public final class Ledger {
     List<Slot<?>> slots = new ArrayList<>(fields.length + 1);
     List<Object> values = new ArrayList<>(fields.length + 1);
     StringBuilder name = new StringBuilder(insert ? "insert task" : "update task");
-    Map<Field<?>, Field<?>> set = new LinkedHashMap<>();
+    List<Field<?>> changed = new ArrayList<>(fields.length);
     for (int i = 0; i < fields.length; i++) {
       if (row.changed(fields[i])) {
-        Slot<?> slot = TASK_COLUMNS.get(i);
-        slots.add(slot);
+        slots.add(TASK_COLUMNS.get(i));
         values.add(row.get(fields[i]));
-        set.put(fields[i], slot.field());
+        changed.add(fields[i]);
         name.append(' ').append(fields[i].getName());
       }
     }
-    if (set.isEmpty()) {
+    if (changed.isEmpty()) {
       return;
     }
+    // the SET clause is built only when the statement is first rendered
+    Supplier<Map<Field<?>, Field<?>>> set =
+        () -> {
+          Map<Field<?>, Field<?>> columns = new LinkedHashMap<>();
+          for (int i = 0; i < changed.size(); i++) {
+            columns.put(changed.get(i), slots.get(i).field());
+          }
+          return columns;
+        };
     int n;
     if (insert) {
       n =
           statements
-              .get(tx, name.toString(), () -> DSL.insertInto(TASKS).set(set), slots)
+              .get(tx, name.toString(), () -> DSL.insertInto(TASKS).set(set.get()), slots)
               .execute(tx, values.toArray());
     } else {
       slots.add(TASK_ID);
@@ -1024,7 +1032,7 @@ public final class Ledger {
               .get(
                   tx,
                   name.toString(),
-                  () -> DSL.update(TASKS).set(set).where(TASKS.ID.eq(TASK_ID.field())),
+                  () -> DSL.update(TASKS).set(set.get()).where(TASKS.ID.eq(TASK_ID.field())),
                   slots)
               .execute(tx, values.toArray());
     }
@@ -1373,13 +1381,15 @@ public final class Ledger {
             List.of(NOW, UNTIL, HOLDER, MANIFEST, RANK, MAX, WINDOW));
     return claim
         .fetch(tx, CLAIMED, a.now(), a.until(), a.holder(), a.manifest(), a.rank(), max, window)
+        .stream()
         .map(
             r ->
                 new Claimed(
                     r.get(TASKS.ID),
                     r.get(TASKS.ATTEMPTS),
                     r.get(TASKS.PRIORITY),
-                    r.get(TASKS.CREATED)));
+                    r.get(TASKS.CREATED)))
+        .toList();
   }
 
   /**

@@ -19,7 +19,6 @@ import org.jooq.Param;
 import org.jooq.Query;
 import org.jooq.QueryPart;
 import org.jooq.Record;
-import org.jooq.Result;
 import org.jooq.Table;
 import org.jooq.conf.MappedSchema;
 import org.jooq.conf.RenderMapping;
@@ -43,7 +42,7 @@ import org.jooq.impl.DSL;
  * Slot<String> ID = Slot.of("id", TASKS.ID.getDataType());
  * RenderedStatement lock = cache.get(tx, "lock task",
  *     () -> DSL.selectFrom(TASKS).where(TASKS.ID.eq(ID.field())).forUpdate(), List.of(ID));
- * Result<Record> rows = lock.fetch(tx, TASKS.fields(), id);
+ * List<Record> rows = lock.fetch(tx, TASKS.fields(), id);
  * }</pre>
  */
 public final class RenderedStatement {
@@ -219,24 +218,8 @@ public final class RenderedStatement {
    * @throws IllegalArgumentException when a value's count or type does not match the slots
    * @throws org.jooq.exception.DataAccessException when the database refuses it
    */
-  public Result<Record> fetch(DSLContext tx, Field<?>[] fields, Object... values) {
-    Object[] bound = ordered(values);
-    if (observed(tx)) {
-      return tx.resultQuery(sql, (Object[]) params(bound)).coerce(fields).fetch();
-    }
-    return tx.connectionResult(
-        c -> {
-          try (PreparedStatement ps = c.prepareStatement(sql)) {
-            bind(ps, bound);
-            try (ResultSet rs = ps.executeQuery()) {
-              Result<Record> rows = tx.newResult(fields);
-              while (rs.next()) {
-                rows.add(read(rs, tx.newRecord(fields), fields));
-              }
-              return rows;
-            }
-          }
-        });
+  public List<Record> fetch(DSLContext tx, Field<?>[] fields, Object... values) {
+    return rows(tx, fields, () -> tx.newRecord(fields), values);
   }
 
   /**
@@ -252,11 +235,23 @@ public final class RenderedStatement {
    * @throws org.jooq.exception.DataAccessException when the database refuses it
    */
   public <R extends Record> List<R> fetchInto(DSLContext tx, Table<R> table, Object... values) {
+    return rows(tx, table.fields(), () -> tx.newRecord(table), values);
+  }
+
+  /** Runs the statement; each row read into a new record of {@code fields}, left unchanged. */
+  private <R extends Record> List<R> rows(
+      DSLContext tx, Field<?>[] fields, Supplier<R> newRecord, Object[] values) {
     Object[] bound = ordered(values);
-    Field<?>[] fields = table.fields();
     if (observed(tx)) {
-      List<R> rows = tx.resultQuery(sql, (Object[]) params(bound)).coerce(table).fetch();
-      rows.forEach(r -> r.changed(false));
+      List<R> rows = new ArrayList<>();
+      for (Record r : tx.resultQuery(sql, (Object[]) params(bound)).coerce(fields).fetch()) {
+        R row = newRecord.get();
+        for (Field<?> f : fields) {
+          copy(r, row, f);
+        }
+        row.changed(false);
+        rows.add(row);
+      }
       return rows;
     }
     return tx.connectionResult(
@@ -266,12 +261,16 @@ public final class RenderedStatement {
             try (ResultSet rs = ps.executeQuery()) {
               List<R> rows = new ArrayList<>();
               while (rs.next()) {
-                rows.add(read(rs, tx.newRecord(table), fields));
+                rows.add(read(rs, newRecord.get(), fields));
               }
               return rows;
             }
           }
         });
+  }
+
+  private static <U> void copy(Record from, Record to, Field<U> field) {
+    to.set(field, from.get(field));
   }
 
   /**
