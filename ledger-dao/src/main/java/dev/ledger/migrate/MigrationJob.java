@@ -3,6 +3,7 @@ package dev.ledger.migrate;
 import dev.ledger.schema.DomainSchemas;
 import dev.ledger.schema.LedgerMigrations;
 import dev.ledger.schema.RenderMappedDsl;
+import dev.ledger.schema.SchemaInstaller;
 import java.nio.charset.StandardCharsets;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -78,7 +79,10 @@ import org.slf4j.LoggerFactory;
  *       schema per domain ({@link SharedTablesReport});
  *   <li>runs Flyway on each domain schema that is behind, {@code parallelism} at a time, each run
  *       on its own connection; a schema the reference stack made (no history) is baselined at its
- *       detected shape ({@link AdoptedShape}) first;
+ *       detected shape ({@link AdoptedShape}) first. A domain schema that does not exist yet is
+ *       made by the {@link SchemaInstaller} instead, in one transaction (every script, then the
+ *       history Flyway would have written), when this build's domain set is the ledger's own
+ *       location and every script of it can be installed that way; otherwise Flyway makes it;
  *   <li>reads the state of every schema it ran again and fails any that is not current, checksums
  *       matching, catalog as expected: a half-built schema is never reported as success;
  *   <li>(migrate only) records each schema it checked or ran and found current in {@code
@@ -183,7 +187,7 @@ public final class MigrationJob {
       MigrationReport report = new Run(operation, startedAt, started).execute();
       LOG.info(
           "{} {}: {} schemas, {} current, {} created, {} migrated, {} adopted, {} pending, {} failed;"
-              + " {} checked, {} recorded; {} Flyway runs, {} statements, {} ms",
+              + " {} checked, {} recorded; {} Flyway runs, {} installs, {} statements, {} ms",
           operation.name().toLowerCase(java.util.Locale.ROOT),
           lockSubject,
           report.counts().schemas(),
@@ -196,6 +200,7 @@ public final class MigrationJob {
           report.counts().checked(),
           report.counts().recorded(),
           report.counts().flywayRuns(),
+          report.counts().installs(),
           report.counts().catalogQueries(),
           report.elapsed().toMillis());
       return report;
@@ -267,6 +272,9 @@ public final class MigrationJob {
     private final long started;
     private final AtomicInteger statements = new AtomicInteger();
     private final AtomicInteger flywayRuns = new AtomicInteger();
+    private final AtomicInteger installs = new AtomicInteger();
+    private final java.util.concurrent.atomic.AtomicBoolean newSchemasReasonLogged =
+        new java.util.concurrent.atomic.AtomicBoolean();
     private final DSLContext plain;
     private final RenderMappedDsl mapped;
     private final Catalog catalog;
@@ -623,10 +631,19 @@ public final class MigrationJob {
       }
     }
 
-    /** One Flyway run; its failure is recorded on the work, never thrown. */
+    /**
+     * Makes or migrates one schema: a new domain schema by the {@link SchemaInstaller} when this
+     * build's set allows it (one transaction; when the schema turns out to exist already, Flyway
+     * runs instead), anything else by one Flyway run. A failure is recorded on the work, never
+     * thrown.
+     */
     private void runOne(Work w) {
       listener.schemaStarted(w.schema);
       long t0 = System.nanoTime();
+      if (w.kind == SchemaKind.DOMAIN && w.action == Work.Action.CREATE && install(w)) {
+        finish(w, t0);
+        return;
+      }
       try {
         FluentConfiguration configuration =
             w.kind == SchemaKind.DIRECTORY
@@ -655,10 +672,48 @@ public final class MigrationJob {
         w.error = "failed on " + w.schema + ": " + condense(String.valueOf(e.getMessage()));
         LOG.warn("schema {} failed: {}", w.schema, w.error);
       }
+      finish(w, t0);
+    }
+
+    private void finish(Work w, long t0) {
       w.ran = true;
       w.elapsed = Duration.ofNanos(System.nanoTime() - t0);
       ran.put(w.schema, w);
       listener.schemaFinished(w.schema, w.error != null);
+    }
+
+    /**
+     * Installs a new domain schema in one transaction.
+     *
+     * @return true when the work is settled (installed, or failed with its error); false when
+     *     Flyway should run instead: the set cannot be installed, or the schema exists by now
+     */
+    private boolean install(Work w) {
+      MigrationSets.NewSchemas how = sets.newSchemas(dataSource);
+      if (how.installer() == null) {
+        if (newSchemasReasonLogged.compareAndSet(false, true)) {
+          LOG.info("new domain schemas are made by Flyway: {}", how.flywayReason());
+        }
+        return false;
+      }
+      try (java.sql.Connection connection = dataSource.getConnection()) {
+        w.applied = how.installer().install(connection, w.schema);
+        installs.incrementAndGet();
+        LOG.info("schema {}: installed {}", w.schema, w.applied);
+        return true;
+      } catch (SchemaInstaller.InstallException e) {
+        if ("42P06".equals(e.sqlState())) {
+          LOG.info("schema {} exists by now; Flyway brings it forward", w.schema);
+          return false;
+        }
+        w.error = condense(e.getMessage());
+        LOG.warn("schema {} failed: {}", w.schema, w.error);
+        return true;
+      } catch (SQLException e) {
+        w.error = "failed on " + w.schema + ": no connection: " + condense(e.getMessage());
+        LOG.warn("schema {} failed: {}", w.schema, w.error);
+        return true;
+      }
     }
 
     /**
@@ -908,6 +963,7 @@ public final class MigrationJob {
               checked,
               recorded,
               flywayRuns.get(),
+              installs.get(),
               statements.get()));
     }
   }

@@ -63,6 +63,9 @@ public record MigrationReport(
    *     names no domain schema, refused outright). Zero on the common no-op path
    * @param recorded rows of {@code ledger_schema_state} this run inserted or changed (migrate only)
    * @param flywayRuns Flyway {@code migrate} runs made (zero when everything was current)
+   * @param installs new domain schemas made in one transaction each by {@link
+   *     dev.ledger.schema.SchemaInstaller} instead of a Flyway run (their history as Flyway writes
+   *     it)
    * @param catalogQueries statements the job itself sent (the state table, catalog, routing and
    *     history reads, state writes, the shared-tables move), Flyway's own and the advisory-lock
    *     calls not counted: 2 on the common no-op path, whatever the number of schemas
@@ -79,5 +82,6 @@ public record MigrationReport(
       int checked,
       int recorded,
       int flywayRuns,
+      int installs,
       int catalogQueries) {}
 }

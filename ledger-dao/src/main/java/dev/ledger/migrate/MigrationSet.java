@@ -40,7 +40,8 @@ final class MigrationSet {
    * One resolved migration.
    *
    * @param version the version, e.g. {@code 3}; null for a repeatable migration
-   * @param description e.g. {@code promotions new digest and why erased}
+   * @param description e.g. {@code promotions new digest and why erased}, as Flyway writes it in
+   *     its history
    * @param script e.g. {@code V3__promotions_new_digest_and_why_erased.sql}
    * @param checksum Flyway's checksum of the script
    */
@@ -56,7 +57,11 @@ final class MigrationSet {
     }
   }
 
-  private MigrationSet(SchemaKind kind, List<String> locations, List<Resolved> resolved) {
+  private MigrationSet(
+      SchemaKind kind,
+      List<String> locations,
+      List<Resolved> resolved,
+      List<MigrationDigest.Entry> digestEntries) {
     this.kind = kind;
     this.locations = List.copyOf(locations);
     Map<String, Resolved> versioned = new LinkedHashMap<>();
@@ -76,11 +81,7 @@ final class MigrationSet {
             .max(MigrationVersion::compareTo)
             .map(MigrationVersion::getVersion)
             .orElse(null);
-    this.digest =
-        MigrationDigest.of(
-            resolved.stream()
-                .map(r -> new MigrationDigest.Entry(r.version(), r.description(), r.checksum()))
-                .toList());
+    this.digest = MigrationDigest.of(digestEntries);
   }
 
   /**
@@ -103,15 +104,18 @@ final class MigrationSet {
             .info()
             .all();
     List<Resolved> resolved = new ArrayList<>();
+    List<MigrationDigest.Entry> digestEntries = new ArrayList<>();
     for (MigrationInfo info : infos) {
       if (!info.getState().isResolved()) {
         continue;
       }
+      // the digest's entries are what Directory records for a schema it provisions (entryOf)
       MigrationDigest.Entry entry = MigrationDigest.entryOf(info);
+      digestEntries.add(entry);
       resolved.add(
-          new Resolved(entry.version(), entry.description(), info.getScript(), entry.checksum()));
+          new Resolved(entry.version(), info.getDescription(), info.getScript(), entry.checksum()));
     }
-    return new MigrationSet(kind, locations, resolved);
+    return new MigrationSet(kind, locations, resolved, digestEntries);
   }
 
   /**

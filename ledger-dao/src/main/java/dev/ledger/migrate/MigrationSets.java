@@ -1,6 +1,7 @@
 package dev.ledger.migrate;
 
 import dev.ledger.schema.LedgerMigrations;
+import dev.ledger.schema.SchemaInstaller;
 import java.util.ArrayList;
 import java.util.List;
 import javax.sql.DataSource;
@@ -16,6 +17,16 @@ final class MigrationSets {
   private final List<String> domainLocations;
   private MigrationSet directory;
   private MigrationSet domain;
+  private NewSchemas newSchemas;
+
+  /**
+   * How new domain schemas are made: by a {@link SchemaInstaller} (one transaction each), or by
+   * Flyway for the reason given.
+   *
+   * @param installer the installer; null when Flyway makes them
+   * @param flywayReason why Flyway makes them; null when the installer does
+   */
+  record NewSchemas(SchemaInstaller installer, String flywayReason) {}
 
   /**
    * Creates the holder.
@@ -68,6 +79,48 @@ final class MigrationSets {
       domain = MigrationSet.resolve(SchemaKind.DOMAIN, dataSource, domainLocations);
     }
     return domain;
+  }
+
+  /**
+   * How this build makes new domain schemas, decided on first call: the {@link SchemaInstaller}
+   * when the domain set is the ledger's own location only and every script of it can be installed
+   * in one transaction; otherwise Flyway, with the reason (extra locations may hold callbacks, Java
+   * migrations or script configuration this class does not read).
+   *
+   * @param dataSource a database Flyway may read while resolving
+   * @return the decision
+   */
+  synchronized NewSchemas newSchemas(DataSource dataSource) {
+    if (newSchemas == null) {
+      newSchemas = decideNewSchemas(domain(dataSource));
+    }
+    return newSchemas;
+  }
+
+  private NewSchemas decideNewSchemas(MigrationSet set) {
+    if (domainLocations.size() != 1) {
+      return new NewSchemas(
+          null, "extra domain locations " + domainLocations.subList(1, domainLocations.size()));
+    }
+    if (!set.repeatables().isEmpty()) {
+      return new NewSchemas(null, "the domain set holds repeatable migrations");
+    }
+    try {
+      return new NewSchemas(
+          SchemaInstaller.prepare(
+              LedgerMigrations.class.getClassLoader(),
+              domainLocations.get(0),
+              LedgerMigrations.DOMAIN_HISTORY,
+              set.versioned().values().stream()
+                  .map(
+                      r ->
+                          new SchemaInstaller.Migration(
+                              r.version(), r.description(), r.script(), r.checksum()))
+                  .toList()),
+          null);
+    } catch (SchemaInstaller.NotInstallableException e) {
+      return new NewSchemas(null, e.getMessage());
+    }
   }
 
   /**

@@ -111,6 +111,8 @@ public final class ReportText {
             + " migrations applied, "
             + c.flywayRuns()
             + " Flyway runs, "
+            + c.installs()
+            + " installs, "
             + c.catalogQueries()
             + " catalog queries, "
             + c.checked()

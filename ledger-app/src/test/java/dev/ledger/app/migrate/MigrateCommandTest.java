@@ -59,7 +59,7 @@ class MigrateCommandTest {
       assertThat(again.out())
           .contains("every schema is current")
           .contains("4 schemas: 4 current")
-          .contains("0 Flyway runs, 2 catalog queries, 0 schemas checked, 0 recorded");
+          .contains("0 Flyway runs, 0 installs, 2 catalog queries, 0 schemas checked, 0 recorded");
 
       Cli.Result status = Cli.run("status", "--url", url);
       assertThat(status.exit()).isEqualTo(ExitCodes.OK);

@@ -1,0 +1,1 @@
+CREATE INDEX CONCURRENTLY t_v ON "${flyway:defaultSchema}".t (v);
