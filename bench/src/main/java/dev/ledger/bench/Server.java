@@ -139,6 +139,32 @@ final class Server implements AutoCloseable {
   }
 
   /**
+   * The server's host and port, from its URL.
+   *
+   * @return the address (resolved)
+   */
+  java.net.InetSocketAddress address() {
+    String hostPort = prefix.substring("jdbc:postgresql://".length());
+    int colon = hostPort.lastIndexOf(':');
+    return colon < 0
+        ? new java.net.InetSocketAddress(hostPort, 5432)
+        : new java.net.InetSocketAddress(
+            hostPort.substring(0, colon), Integer.parseInt(hostPort.substring(colon + 1)));
+  }
+
+  /**
+   * The JDBC URL of a database of this server reached through a local port (a {@link
+   * LatencyProxy}).
+   *
+   * @param database the database
+   * @param localPort the port on 127.0.0.1
+   * @return the URL, with the server's parameters
+   */
+  String urlVia(String database, int localPort) {
+    return "jdbc:postgresql://127.0.0.1:" + localPort + "/" + database + parameters;
+  }
+
+  /**
    * What the results must say about the server: version and the durability settings.
    *
    * @return setting name to value, in a fixed order
