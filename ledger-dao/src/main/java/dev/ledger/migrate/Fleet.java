@@ -1,5 +1,7 @@
 package dev.ledger.migrate;
 
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -31,11 +33,12 @@ import org.slf4j.LoggerFactory;
  * takes a session advisory lock keyed {@link AdvisoryLocks#tenantLockKey(String)} with {@code
  * pg_try_advisory_lock} and back-off, holds it for the tenant's whole run and releases it after;
  * the lock lives in the tenant's database, so one tenant never blocks another, and a run that dies
- * releases it with its connection. The Flyway runs use their own, non-pooled connections. A tenant
- * that fails (unreachable, an edited migration, a failed or half-built schema) is marked {@code
- * degraded} with the reason and the others go on; a degraded tenant is skipped by later runs unless
- * retried ({@link Builder#retryDegraded(boolean)}) or registered again. Only a failure of the
- * control database stops the run: no further tenant starts.
+ * releases it with its connection. The job's statements and Flyway runs share a small pool of the
+ * tenant's, opened on demand and closed when the tenant's run ends. A tenant that fails
+ * (unreachable, an edited migration, a failed or half-built schema) is marked {@code degraded} with
+ * the reason and the others go on; a degraded tenant is skipped by later runs unless retried
+ * ({@link Builder#retryDegraded(boolean)}) or registered again. Only a failure of the control
+ * database stops the run: no further tenant starts.
  *
  * <p>A tenant's DSN carries credentials: it appears in no log line, report, error or exception
  * message; every text from a tenant's run passes through {@link Dsn#redact(String)}.
@@ -229,17 +232,19 @@ public final class Fleet {
     Dsn dsn = null;
     try {
       dsn = Dsn.parse(row.dsn());
-      MigrationJob job =
-          MigrationJob.builder()
-              .dataSource(dsn.dataSource())
-              .lockConnections(dsn::connect)
-              .lock(AdvisoryLocks.tenantLockKey(row.tenant()), "tenant " + row.tenant())
-              .parallelism(schemaParallelism)
-              .lockTimeout(lockTimeout)
-              .sets(sets)
-              .verifyAll(verifyAll)
-              .build();
-      report = redact(operation == Operation.MIGRATE ? job.migrate() : job.plan(), dsn);
+      try (HikariDataSource pool = tenantPool(row.tenant(), dsn)) {
+        MigrationJob job =
+            MigrationJob.builder()
+                .dataSource(pool)
+                .lockConnections(dsn::connect)
+                .lock(AdvisoryLocks.tenantLockKey(row.tenant()), "tenant " + row.tenant())
+                .parallelism(schemaParallelism)
+                .lockTimeout(lockTimeout)
+                .sets(sets)
+                .verifyAll(verifyAll)
+                .build();
+        report = redact(operation == Operation.MIGRATE ? job.migrate() : job.plan(), dsn);
+      }
       error = report.ok() ? null : summary(report);
     } catch (MigrationException | IllegalArgumentException e) {
       error = "tenant " + row.tenant() + ": " + e.getMessage();
@@ -290,6 +295,30 @@ public final class Fleet {
     }
     listener.tenantFinished(out);
     return out;
+  }
+
+  /**
+   * The pool of one tenant's run: its statements and Flyway runs reuse a few connections instead of
+   * opening one each (every new PostgreSQL connection is a process fork, an authentication and a
+   * catalog cache to fill: measured in B8, most of a tenant's server time). Connections are opened
+   * on demand (none at start: an unreachable tenant fails on its lock connection first, with the
+   * driver's message), at most {@code 2 * schemaParallelism + 2} (a Flyway run may hold two), and
+   * all closed with the pool when the tenant's run ends. Built over {@link Dsn#dataSource()}, so
+   * the pool's configuration, which HikariCP logs at debug level, holds no URL.
+   *
+   * @param tenant the tenant id, for the pool's name (its threads and log lines)
+   * @param dsn the tenant's database
+   * @return the pool, to be closed by the caller
+   */
+  private HikariDataSource tenantPool(String tenant, Dsn dsn) {
+    HikariConfig config = new HikariConfig();
+    config.setDataSource(dsn.dataSource());
+    config.setPoolName("ledger-tenant-" + tenant);
+    config.setMaximumPoolSize(2 * schemaParallelism + 2);
+    config.setMinimumIdle(0);
+    config.setInitializationFailTimeout(-1);
+    config.setConnectionTimeout(Math.max(250, Math.min(lockTimeout.toMillis(), 30_000)));
+    return new HikariDataSource(config);
   }
 
   private static String summary(MigrationReport report) {
