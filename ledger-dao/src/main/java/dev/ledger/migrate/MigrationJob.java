@@ -640,7 +640,9 @@ public final class MigrationJob {
     private void runOne(Work w) {
       listener.schemaStarted(w.schema);
       long t0 = System.nanoTime();
-      if (w.kind == SchemaKind.DOMAIN && w.action == Work.Action.CREATE && install(w)) {
+      if (w.kind == SchemaKind.DOMAIN
+          && (w.action == Work.Action.CREATE || appliesInOneTransaction(w))
+          && install(w)) {
         finish(w, t0);
         return;
       }
@@ -683,24 +685,54 @@ public final class MigrationJob {
     }
 
     /**
-     * Installs a new domain schema in one transaction.
+     * Whether a domain schema that is behind may get its pending migrations from the {@link
+     * SchemaInstaller}: its Flyway history (read by this run) matches the set's checksums and ends
+     * at a version, and what is pending is exactly the set's versions after it (no repeatable, none
+     * out of order).
+     */
+    private boolean appliesInOneTransaction(Work w) {
+      if (w.action != Work.Action.MIGRATE
+          || w.checksums != ChecksumState.MATCH
+          || w.versionBefore == null
+          || w.pending.isEmpty()) {
+        return false;
+      }
+      org.flywaydb.core.api.MigrationVersion from =
+          org.flywaydb.core.api.MigrationVersion.fromVersion(w.versionBefore);
+      List<String> after =
+          sets.domain(dataSource).versioned().keySet().stream()
+              .filter(
+                  v -> org.flywaydb.core.api.MigrationVersion.fromVersion(v).compareTo(from) > 0)
+              .toList();
+      return after.equals(w.pending);
+    }
+
+    /**
+     * Makes a new domain schema, or applies a schema's pending migrations, in one transaction.
      *
-     * @return true when the work is settled (installed, or failed with its error); false when
-     *     Flyway should run instead: the set cannot be installed, or the schema exists by now
+     * @return true when the work is settled (done, or failed with its error); false when Flyway
+     *     should run instead: the set cannot be installed, the new schema exists by now, or the
+     *     schema's history moved on since it was read
      */
     private boolean install(Work w) {
       MigrationSets.NewSchemas how = sets.newSchemas(dataSource);
       if (how.installer() == null) {
         if (newSchemasReasonLogged.compareAndSet(false, true)) {
-          LOG.info("new domain schemas are made by Flyway: {}", how.flywayReason());
+          LOG.info("domain schemas are made and migrated by Flyway: {}", how.flywayReason());
         }
         return false;
       }
       try (java.sql.Connection connection = dataSource.getConnection()) {
-        w.applied = how.installer().install(connection, w.schema);
+        w.applied =
+            w.action == Work.Action.CREATE
+                ? how.installer().install(connection, w.schema)
+                : how.installer().migrate(connection, w.schema, w.versionBefore);
         installs.incrementAndGet();
-        LOG.info("schema {}: installed {}", w.schema, w.applied);
+        LOG.info("schema {}: applied {} in one transaction", w.schema, w.applied);
         return true;
+      } catch (SchemaInstaller.StaleHistoryException e) {
+        LOG.info("{}; Flyway brings it forward", e.getMessage());
+        return false;
       } catch (SchemaInstaller.InstallException e) {
         if ("42P06".equals(e.sqlState())) {
           LOG.info("schema {} exists by now; Flyway brings it forward", w.schema);

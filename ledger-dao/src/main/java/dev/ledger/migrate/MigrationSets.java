@@ -20,8 +20,8 @@ final class MigrationSets {
   private NewSchemas newSchemas;
 
   /**
-   * How new domain schemas are made: by a {@link SchemaInstaller} (one transaction each), or by
-   * Flyway for the reason given.
+   * How new domain schemas are made and pending domain migrations applied: by a {@link
+   * SchemaInstaller} (one transaction per schema), or by Flyway for the reason given.
    *
    * @param installer the installer; null when Flyway makes them
    * @param flywayReason why Flyway makes them; null when the installer does
@@ -98,10 +98,6 @@ final class MigrationSets {
   }
 
   private NewSchemas decideNewSchemas(MigrationSet set) {
-    if (domainLocations.size() != 1) {
-      return new NewSchemas(
-          null, "extra domain locations " + domainLocations.subList(1, domainLocations.size()));
-    }
     if (!set.repeatables().isEmpty()) {
       return new NewSchemas(null, "the domain set holds repeatable migrations");
     }
@@ -109,7 +105,7 @@ final class MigrationSets {
       return new NewSchemas(
           SchemaInstaller.prepare(
               LedgerMigrations.class.getClassLoader(),
-              domainLocations.get(0),
+              domainLocations,
               LedgerMigrations.DOMAIN_HISTORY,
               set.versioned().values().stream()
                   .map(

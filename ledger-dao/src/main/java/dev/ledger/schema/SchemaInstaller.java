@@ -4,7 +4,6 @@ import static org.jooq.impl.DSL.name;
 
 import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.StringReader;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
@@ -12,15 +11,20 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.zip.CRC32;
+import org.flywaydb.core.api.MigrationVersion;
 import org.jooq.DSLContext;
 import org.jooq.Field;
-import org.jooq.Name;
 import org.jooq.Record;
+import org.jooq.Record3;
 import org.jooq.SQLDialect;
 import org.jooq.Table;
 import org.jooq.conf.Settings;
@@ -104,27 +108,42 @@ public final class SchemaInstaller {
    * Reads and checks a set's scripts once, for any number of installs.
    *
    * @param loader the class loader Flyway resolved the set with
-   * @param location the set's one location, e.g. {@value LedgerMigrations#DOMAIN_LOCATION}; only
-   *     {@code classpath:} locations are installed
+   * @param locations the set's Flyway locations, e.g. {@value LedgerMigrations#DOMAIN_LOCATION} and
+   *     a deployment's {@code filesystem:/opt/ledger/extra}
    * @param historyTable the Flyway history table, e.g. {@value LedgerMigrations#DOMAIN_HISTORY}
    * @param migrations the resolved migrations in Flyway's order (version order)
    * @return the installer, immutable and thread-safe
-   * @throws NotInstallableException naming the migration and the reason, when some migration's
-   *     effect in one transaction is not certain: not on the class path, checksum differs from
-   *     Flyway's, a repeatable migration, an unknown placeholder, or a statement Flyway runs
-   *     outside a transaction
+   * @throws NotInstallableException naming the migration or file and the reason, when some
+   *     migration's effect in one transaction is not certain: a location holds a file that is no
+   *     script of the set (a callback, a script configuration, a Java migration), a script is not
+   *     found or its checksum differs from Flyway's, a repeatable migration, an unknown
+   *     placeholder, or a statement Flyway runs outside a transaction
    */
   public static SchemaInstaller prepare(
-      ClassLoader loader, String location, String historyTable, List<Migration> migrations)
+      ClassLoader loader, List<String> locations, String historyTable, List<Migration> migrations)
       throws NotInstallableException {
-    if (!location.startsWith("classpath:")) {
-      throw new NotInstallableException(
-          "location " + location + " is not a classpath location; Flyway runs it");
-    }
     if (migrations.isEmpty()) {
-      throw new NotInstallableException("location " + location + " holds no migration");
+      throw new NotInstallableException("locations " + locations + " hold no migration");
     }
-    String folder = location.substring("classpath:".length()).replaceAll("^/+|/+$", "");
+    Set<String> scriptNames = new HashSet<>();
+    for (Migration m : migrations) {
+      scriptNames.add(m.script());
+    }
+    Map<String, String> texts = new HashMap<>();
+    for (String location : locations) {
+      for (Map.Entry<String, byte[]> file : ScriptLocation.files(loader, location).entrySet()) {
+        if (!scriptNames.contains(file.getKey())) {
+          throw new NotInstallableException(
+              "location "
+                  + location
+                  + " holds "
+                  + file.getKey()
+                  + ", which is no migration of the set (a callback, a script configuration or a"
+                  + " Java migration?); Flyway runs it");
+        }
+        texts.putIfAbsent(file.getKey(), new String(file.getValue(), StandardCharsets.UTF_8));
+      }
+    }
     List<Script> scripts = new ArrayList<>();
     for (Migration m : migrations) {
       String label = (m.version() == null ? "R" : "V" + m.version()) + " (" + m.script() + ")";
@@ -134,16 +153,16 @@ public final class SchemaInstaller {
       if (!m.script().toLowerCase(Locale.ROOT).endsWith(".sql")) {
         throw new NotInstallableException(label + " is not a SQL script; Flyway runs it");
       }
-      String text = read(loader, folder + "/" + m.script());
+      String text = texts.get(m.script());
       if (text == null) {
         throw new NotInstallableException(
-            label + " is not on the class path at " + folder + "; Flyway runs it");
+            label + " is not found in " + locations + "; Flyway runs it");
       }
       int checksum = checksum(text);
       if (m.checksum() == null || checksum != m.checksum()) {
         throw new NotInstallableException(
             label
-                + ": the class path's text has checksum "
+                + ": the text found has checksum "
                 + checksum
                 + ", Flyway resolved "
                 + m.checksum()
@@ -185,38 +204,113 @@ public final class SchemaInstaller {
    *     database's message and SQLSTATE, after rolling back: nothing of the schema is left
    */
   public List<String> install(Connection connection, String schema) throws InstallException {
+    return inTransaction(
+        connection,
+        schema,
+        (ctx, step) -> {
+          step[0] = "CREATE SCHEMA";
+          ctx.createSchema(name(schema)).execute();
+          List<Long> millis = runScripts(ctx, connection, schema, scripts, step);
+          step[0] = "the history table " + historyTable;
+          createHistory(ctx, schema);
+          writeHistory(ctx, schema, 1, scripts, millis, true);
+          return versions(scripts);
+        });
+  }
+
+  /**
+   * Applies the pending migrations to a schema whose Flyway history ends at {@code fromVersion}:
+   * each script after that version, then their history rows (ranks after the last), in one
+   * transaction, committed on success and rolled back on any failure. The history table is locked
+   * ({@code SHARE ROW EXCLUSIVE}) for the transaction and read again under the lock: when its
+   * latest successful version is not {@code fromVersion}, or it records a failed migration (someone
+   * migrated it since it was read), nothing is done and {@link StaleHistoryException} says so.
+   *
+   * @param connection a connection in auto-commit mode; left in auto-commit mode
+   * @param schema the schema, a domain schema name
+   * @param fromVersion the latest version its history records, e.g. {@code 6}
+   * @return the versions applied, in order (empty when none is after {@code fromVersion})
+   * @throws IllegalArgumentException when {@code schema} is not a domain schema name
+   * @throws StaleHistoryException when the history no longer ends at {@code fromVersion}
+   * @throws InstallException naming the script that failed, after rolling back
+   */
+  public List<String> migrate(Connection connection, String schema, String fromVersion)
+      throws InstallException, StaleHistoryException {
+    MigrationVersion from = MigrationVersion.fromVersion(fromVersion);
+    List<Script> pending =
+        scripts.stream()
+            .filter(s -> MigrationVersion.fromVersion(s.migration().version()).compareTo(from) > 0)
+            .toList();
+    String[] stale = new String[1];
+    List<String> applied =
+        inTransaction(
+            connection,
+            schema,
+            (ctx, step) -> {
+              step[0] = "locking the history table " + historyTable;
+              Table<Record> history = DSL.table(name(schema, historyTable));
+              ctx.execute("LOCK TABLE {0} IN SHARE ROW EXCLUSIVE MODE", history);
+              Field<Integer> rank = DSL.field(name("installed_rank"), Integer.class);
+              Field<String> version = DSL.field(name("version"), String.class);
+              Field<Boolean> success = DSL.field(name("success"), Boolean.class);
+              int lastRank = -1;
+              MigrationVersion latest = null;
+              for (Record3<Integer, String, Boolean> row :
+                  ctx.select(rank, version, success).from(history).fetch()) {
+                lastRank = Math.max(lastRank, row.value1());
+                if (!Boolean.TRUE.equals(row.value3())) {
+                  stale[0] = "its history records a failed migration (rank " + row.value1() + ")";
+                } else if (row.value2() != null) {
+                  MigrationVersion v = MigrationVersion.fromVersion(row.value2());
+                  latest = latest == null || v.compareTo(latest) > 0 ? v : latest;
+                }
+              }
+              if (stale[0] == null && (latest == null || latest.compareTo(from) != 0)) {
+                stale[0] =
+                    "its history now ends at "
+                        + (latest == null ? "no version" : latest.getVersion())
+                        + ", not "
+                        + fromVersion;
+              }
+              if (stale[0] != null) {
+                return List.of();
+              }
+              List<Long> millis = runScripts(ctx, connection, schema, pending, step);
+              step[0] = "the history table " + historyTable;
+              writeHistory(ctx, schema, lastRank + 1, pending, millis, false);
+              return versions(pending);
+            });
+    if (stale[0] != null) {
+      throw new StaleHistoryException(schema + ": " + stale[0] + "; nothing was applied");
+    }
+    return applied;
+  }
+
+  /** A step of a transaction: the work, with the name of what it is doing kept in step[0]. */
+  @FunctionalInterface
+  private interface TransactionWork {
+    List<String> run(DSLContext ctx, String[] step) throws SQLException;
+  }
+
+  /**
+   * Runs work in one transaction on the connection: committed when it returns (having changed
+   * nothing, when {@link #migrate} found the history stale), rolled back when it throws; the
+   * connection is left in auto-commit mode.
+   */
+  private List<String> inTransaction(Connection connection, String schema, TransactionWork work)
+      throws InstallException {
     if (!DomainSchemas.isDomainSchemaName(schema)) {
       throw new IllegalArgumentException("schema: not a domain schema name: " + schema);
     }
-    String step = "CREATE SCHEMA";
+    String[] step = {"BEGIN"};
     try {
       connection.setAutoCommit(false);
       try {
         DSLContext ctx =
             DSL.using(connection, SQLDialect.POSTGRES, new Settings().withExecuteLogging(false));
-        ctx.createSchema(name(schema)).execute();
-        String searchPath =
-            ctx.fetchValue(DSL.function("current_setting", String.class, DSL.val("search_path")));
-        ctx.select(
-                DSL.function(
-                    "set_config",
-                    String.class,
-                    DSL.val("search_path"),
-                    DSL.val(quote(schema) + (searchPath.isBlank() ? "" : ", " + searchPath)),
-                    DSL.val(true)))
-            .fetch();
-        List<Long> millis = new ArrayList<>();
-        try (Statement statement = connection.createStatement()) {
-          for (Script s : scripts) {
-            step = "V" + s.migration().version() + " (" + s.migration().script() + ")";
-            long t0 = System.nanoTime();
-            statement.execute(substitute(s, schema));
-            millis.add((System.nanoTime() - t0) / 1_000_000);
-          }
-        }
-        step = "the history table " + historyTable;
-        writeHistory(ctx, schema, millis);
+        List<String> done = work.run(ctx, step);
         connection.commit();
+        return done;
       } catch (SQLException | RuntimeException e) {
         rollback(connection, e);
         throw e;
@@ -224,10 +318,43 @@ public final class SchemaInstaller {
         connection.setAutoCommit(true);
       }
     } catch (SQLException e) {
-      throw new InstallException(schema, step, e.getMessage(), e.getSQLState(), e);
+      throw new InstallException(schema, step[0], e.getMessage(), e.getSQLState(), e);
     } catch (org.jooq.exception.DataAccessException e) {
-      throw new InstallException(schema, step, e.getMessage(), e.sqlState(), e);
+      throw new InstallException(schema, step[0], e.getMessage(), e.sqlState(), e);
     }
+  }
+
+  /**
+   * Puts the schema first on the search path for this transaction, as Flyway does, then runs each
+   * script; returns each one's time, ms.
+   */
+  private List<Long> runScripts(
+      DSLContext ctx, Connection connection, String schema, List<Script> run, String[] step)
+      throws SQLException {
+    step[0] = "setting the search_path";
+    String searchPath =
+        ctx.fetchValue(DSL.function("current_setting", String.class, DSL.val("search_path")));
+    ctx.select(
+            DSL.function(
+                "set_config",
+                String.class,
+                DSL.val("search_path"),
+                DSL.val(quote(schema) + (searchPath.isBlank() ? "" : ", " + searchPath)),
+                DSL.val(true)))
+        .fetch();
+    List<Long> millis = new ArrayList<>();
+    try (Statement statement = connection.createStatement()) {
+      for (Script s : run) {
+        step[0] = "V" + s.migration().version() + " (" + s.migration().script() + ")";
+        long t0 = System.nanoTime();
+        statement.execute(substitute(s, schema));
+        millis.add((System.nanoTime() - t0) / 1_000_000);
+      }
+    }
+    return millis;
+  }
+
+  private static List<String> versions(List<Script> scripts) {
     return scripts.stream().map(s -> s.migration().version()).toList();
   }
 
@@ -237,7 +364,7 @@ public final class SchemaInstaller {
    * @return e.g. {@code [1, 2, 3, 4, 5, 6]}
    */
   public List<String> versions() {
-    return scripts.stream().map(s -> s.migration().version()).toList();
+    return versions(scripts);
   }
 
   /**
@@ -279,8 +406,44 @@ public final class SchemaInstaller {
     return out.toString();
   }
 
-  /** The history table and rows Flyway writes (its PostgreSQL create script and inserts). */
-  private void writeHistory(DSLContext ctx, String schema, List<Long> millis) {
+  /** Flyway's PostgreSQL history table (its {@code getRawCreateScript}: columns, key, index). */
+  private void createHistory(DSLContext ctx, String schema) {
+    Table<Record> history = DSL.table(name(schema, historyTable));
+    Field<Integer> rank = DSL.field(name("installed_rank"), Integer.class);
+    ctx.createTable(history)
+        .column(rank, SQLDataType.INTEGER.notNull())
+        .column(name("version"), SQLDataType.VARCHAR(50).null_())
+        .column(name("description"), SQLDataType.VARCHAR(200).notNull())
+        .column(name("type"), SQLDataType.VARCHAR(20).notNull())
+        .column(name("script"), SQLDataType.VARCHAR(1000).notNull())
+        .column(name("checksum"), SQLDataType.INTEGER.null_())
+        .column(name("installed_by"), SQLDataType.VARCHAR(100).notNull())
+        .column(
+            name("installed_on"),
+            SQLDataType.LOCALDATETIME
+                .notNull()
+                .defaultValue(DSL.function("now", SQLDataType.LOCALDATETIME)))
+        .column(name("execution_time"), SQLDataType.INTEGER.notNull())
+        .column(name("success"), SQLDataType.BOOLEAN.notNull())
+        .constraints(DSL.constraint(name(historyTable + "_pk")).primaryKey(rank))
+        .execute();
+    ctx.createIndex(name(historyTable + "_s_idx"))
+        .on(history, DSL.field(name("success"), Boolean.class))
+        .execute();
+  }
+
+  /**
+   * The rows Flyway writes: with {@code marker}, its schema-creation row at rank 0, then one {@code
+   * SQL} row per script from {@code firstRank}, {@code installed_on} left to the column's default
+   * ({@code now()}) as Flyway does.
+   */
+  private void writeHistory(
+      DSLContext ctx,
+      String schema,
+      int firstRank,
+      List<Script> written,
+      List<Long> millis,
+      boolean marker) {
     Table<Record> history = DSL.table(name(schema, historyTable));
     Field<Integer> rank = DSL.field(name("installed_rank"), Integer.class);
     Field<String> version = DSL.field(name("version"), String.class);
@@ -291,52 +454,26 @@ public final class SchemaInstaller {
     Field<String> installedBy = DSL.field(name("installed_by"), String.class);
     Field<Integer> executionTime = DSL.field(name("execution_time"), Integer.class);
     Field<Boolean> success = DSL.field(name("success"), Boolean.class);
-    Name pk = name(historyTable + "_pk");
-    ctx.createTable(history)
-        .column(rank, SQLDataType.INTEGER.notNull())
-        .column(version, SQLDataType.VARCHAR(50).null_())
-        .column(description, SQLDataType.VARCHAR(200).notNull())
-        .column(type, SQLDataType.VARCHAR(20).notNull())
-        .column(script, SQLDataType.VARCHAR(1000).notNull())
-        .column(checksum, SQLDataType.INTEGER.null_())
-        .column(installedBy, SQLDataType.VARCHAR(100).notNull())
-        .column(
-            name("installed_on"),
-            SQLDataType.LOCALDATETIME
-                .notNull()
-                .defaultValue(DSL.function("now", SQLDataType.LOCALDATETIME)))
-        .column(executionTime, SQLDataType.INTEGER.notNull())
-        .column(success, SQLDataType.BOOLEAN.notNull())
-        .constraints(DSL.constraint(pk).primaryKey(rank))
-        .execute();
-    ctx.createIndex(name(historyTable + "_s_idx")).on(history, success).execute();
-    var insert =
-        ctx.insertInto(
-                history,
-                rank,
-                version,
-                description,
-                type,
-                script,
-                checksum,
-                installedBy,
-                executionTime,
-                success)
-            .values(
-                DSL.val(0),
-                DSL.castNull(String.class),
-                DSL.val(SCHEMA_MARKER),
-                DSL.val("SCHEMA"),
-                DSL.val(quote(schema)),
-                DSL.castNull(Integer.class),
-                DSL.currentUser(),
-                DSL.val(0),
-                DSL.val(true));
-    for (int i = 0; i < scripts.size(); i++) {
-      Migration m = scripts.get(i).migration();
-      insert =
-          insert.values(
-              DSL.val(i + 1),
+    List<org.jooq.Row9<Integer, String, String, String, String, Integer, String, Integer, Boolean>>
+        rows = new ArrayList<>();
+    if (marker) {
+      rows.add(
+          DSL.row(
+              DSL.val(0),
+              DSL.castNull(String.class),
+              DSL.val(SCHEMA_MARKER),
+              DSL.val("SCHEMA"),
+              DSL.val(quote(schema)),
+              DSL.castNull(Integer.class),
+              DSL.currentUser(),
+              DSL.val(0),
+              DSL.val(true)));
+    }
+    for (int i = 0; i < written.size(); i++) {
+      Migration m = written.get(i).migration();
+      rows.add(
+          DSL.row(
+              DSL.val(firstRank + i),
               DSL.val(m.version()),
               DSL.val(m.description()),
               DSL.val("SQL"),
@@ -344,9 +481,24 @@ public final class SchemaInstaller {
               DSL.val(m.checksum()),
               DSL.currentUser(),
               DSL.val((int) Math.min(Integer.MAX_VALUE, millis.get(i))),
-              DSL.val(true));
+              DSL.val(true)));
     }
-    insert.execute();
+    if (rows.isEmpty()) {
+      return;
+    }
+    ctx.insertInto(
+            history,
+            rank,
+            version,
+            description,
+            type,
+            script,
+            checksum,
+            installedBy,
+            executionTime,
+            success)
+        .valuesOfRows(rows)
+        .execute();
   }
 
   /** The schema as Flyway writes it in its marker row and search path: in double quotes. */
@@ -362,11 +514,15 @@ public final class SchemaInstaller {
     }
   }
 
-  private static String read(ClassLoader loader, String path) throws NotInstallableException {
-    try (InputStream in = loader.getResourceAsStream(path)) {
-      return in == null ? null : new String(in.readAllBytes(), StandardCharsets.UTF_8);
-    } catch (IOException e) {
-      throw new NotInstallableException("could not read " + path + ": " + e.getMessage());
+  /**
+   * A schema's history moved on between the job's reading and {@link #migrate}: nothing was
+   * applied; the caller runs Flyway, which reads the history afresh.
+   */
+  public static final class StaleHistoryException extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    StaleHistoryException(String message) {
+      super(message);
     }
   }
 

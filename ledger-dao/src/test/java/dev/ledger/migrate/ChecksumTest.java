@@ -62,7 +62,8 @@ class ChecksumTest {
     assertThat(bySchema.get(current).state()).isEqualTo(SchemaState.CURRENT);
     assertThat(report.directory().state()).isEqualTo(SchemaState.CURRENT);
     assertThat(report.counts().failed()).isEqualTo(1);
-    assertThat(report.counts().flywayRuns()).isEqualTo(1);
+    assertThat(report.counts().installs()).isEqualTo(1); // "behind": V4 to V6 in one transaction
+    assertThat(report.counts().flywayRuns()).isZero();
 
     // never repaired: the history is untouched, and the next run fails the same way
     assertThat(history(edited)).isEqualTo(historyBefore);

@@ -34,11 +34,11 @@ class SchemaInstallerTest {
     return TestDatabases.dataSource(PG.databaseName());
   }
 
-  private static SchemaInstaller installer(String location) throws Exception {
-    MigrationSet set = MigrationSet.resolve(SchemaKind.DOMAIN, ds(), List.of(location));
+  private static SchemaInstaller installer(String... locations) throws Exception {
+    MigrationSet set = MigrationSet.resolve(SchemaKind.DOMAIN, ds(), List.of(locations));
     return SchemaInstaller.prepare(
         LedgerMigrations.class.getClassLoader(),
-        location,
+        List.of(locations),
         LedgerMigrations.DOMAIN_HISTORY,
         migrations(set));
   }
@@ -180,6 +180,12 @@ class SchemaInstallerTest {
         .hasMessage(
             "V2 (V2__index_concurrently.sql) holds 'CONCURRENTLY', which Flyway may run outside a"
                 + " transaction; Flyway runs it");
+    assertThatThrownBy(() -> installer("classpath:db/test/install/callback"))
+        .isInstanceOf(SchemaInstaller.NotInstallableException.class)
+        .hasMessage(
+            "location classpath:db/test/install/callback holds afterMigrate.sql, which is no"
+                + " migration of the set (a callback, a script configuration or a Java"
+                + " migration?); Flyway runs it");
     MigrationSet domain =
         MigrationSet.resolve(SchemaKind.DOMAIN, ds(), List.of(LedgerMigrations.DOMAIN_LOCATION));
     List<SchemaInstaller.Migration> edited = new ArrayList<>(migrations(domain));
@@ -190,21 +196,48 @@ class SchemaInstallerTest {
             () ->
                 SchemaInstaller.prepare(
                     LedgerMigrations.class.getClassLoader(),
-                    LedgerMigrations.DOMAIN_LOCATION,
+                    List.of(LedgerMigrations.DOMAIN_LOCATION),
                     LedgerMigrations.DOMAIN_HISTORY,
                     edited))
         .isInstanceOf(SchemaInstaller.NotInstallableException.class)
-        .hasMessageStartingWith("V2 (V2__promotions.sql): the class path's text has checksum ")
+        .hasMessageStartingWith("V2 (V2__promotions.sql): the text found has checksum ")
         .hasMessageEndingWith(", Flyway resolved 12345; Flyway runs it");
-    assertThatThrownBy(
-            () ->
-                SchemaInstaller.prepare(
-                    LedgerMigrations.class.getClassLoader(),
-                    "filesystem:/tmp",
-                    LedgerMigrations.DOMAIN_HISTORY,
-                    migrations(domain)))
-        .isInstanceOf(SchemaInstaller.NotInstallableException.class)
-        .hasMessage("location filesystem:/tmp is not a classpath location; Flyway runs it");
+  }
+
+  @Test
+  void pending_migrations_applied_in_one_transaction_leave_the_schema_flyway_leaves()
+      throws Exception {
+    String byFlyway = DomainSchemas.schemaName("behind-by-flyway");
+    String byInstaller = DomainSchemas.schemaName("behind-by-installer");
+    for (String schema : List.of(byFlyway, byInstaller)) {
+      LedgerMigrations.domain(ds(), schema).target("3").load().migrate();
+    }
+    String extra = "classpath:db/test/extra-index";
+    LedgerMigrations.domain(ds(), byFlyway)
+        .locations(LedgerMigrations.DOMAIN_LOCATION, extra)
+        .load()
+        .migrate();
+    SchemaInstaller installer = installer(LedgerMigrations.DOMAIN_LOCATION, extra);
+
+    try (Connection c = ds().getConnection()) {
+      // read at 2, but it is at 3 by now: nothing applied
+      assertThatThrownBy(() -> installer.migrate(c, byInstaller, "2"))
+          .isInstanceOf(SchemaInstaller.StaleHistoryException.class)
+          .hasMessage(byInstaller + ": its history now ends at 3, not 2; nothing was applied");
+      assertThat(history(byInstaller)).hasSize(4);
+      assertThat(installer.migrate(c, byInstaller, "3")).containsExactly("4", "5", "6", "100");
+      assertThat(installer.migrate(c, byInstaller, "100")).isEmpty();
+    }
+
+    assertThat(catalog(byInstaller)).isEqualTo(catalog(byFlyway));
+    assertThat(history(byInstaller)).hasSize(8).isEqualTo(history(byFlyway));
+    assertThat(
+            LedgerMigrations.domain(ds(), byInstaller)
+                .locations(LedgerMigrations.DOMAIN_LOCATION, extra)
+                .load()
+                .migrate()
+                .migrationsExecuted)
+        .isZero();
   }
 
   @Test
@@ -256,8 +289,54 @@ class SchemaInstallerTest {
             .migrate();
     assertThat(extra.ok()).isTrue();
     assertThat(extra.counts().installs()).isZero();
-    // the new schema by Flyway, and each existing one brought forward by Flyway for V900
+    // V900 builds its index CONCURRENTLY: the new schema by Flyway, and each existing one
+    // brought forward by Flyway
     assertThat(extra.counts().flywayRuns()).isEqualTo(4);
+  }
+
+  @Test
+  void the_job_applies_a_plain_extra_migration_to_every_schema_in_one_transaction_each()
+      throws Exception {
+    String db = PostgresExtension.newDatabase();
+    try {
+      DataSource ds = TestDatabases.dataSource(db);
+      TestDatabases.route(ds, List.of("x-a", "x-b", "x-c"));
+      MigrationJob.builder().dataSource(ds).build().migrate();
+      TestDatabases.route(ds, List.of("x-new"));
+
+      MigrationReport report =
+          MigrationJob.builder()
+              .dataSource(ds)
+              .extraDomainLocations(List.of("classpath:db/test/extra-index"))
+              .build()
+              .migrate();
+
+      assertThat(report.ok()).isTrue();
+      assertThat(report.counts().installs()).isEqualTo(4);
+      assertThat(report.counts().flywayRuns()).isZero();
+      assertThat(report.counts().migrated()).isEqualTo(3);
+      assertThat(report.counts().created()).isEqualTo(1);
+      for (SchemaReport r : report.domains()) {
+        assertThat(r.versionAfter()).isEqualTo("100");
+        assertThat(r.checksums()).isEqualTo(ChecksumState.MATCH);
+        assertThat(r.applied())
+            .isEqualTo(
+                r.state() == SchemaState.CREATED
+                    ? List.of("1", "2", "3", "4", "5", "6", "100")
+                    : List.of("100"));
+      }
+      MigrationReport verified =
+          MigrationJob.builder()
+              .dataSource(ds)
+              .extraDomainLocations(List.of("classpath:db/test/extra-index"))
+              .verifyAll(true)
+              .build()
+              .migrate();
+      assertThat(verified.ok()).isTrue();
+      assertThat(verified.counts().installs() + verified.counts().flywayRuns()).isZero();
+    } finally {
+      PostgresExtension.dropDatabase(db);
+    }
   }
 
   @Test

@@ -1,0 +1,1 @@
+CREATE TABLE "${flyway:defaultSchema}".t (id bigint PRIMARY KEY);
