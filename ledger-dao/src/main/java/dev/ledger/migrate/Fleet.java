@@ -49,6 +49,7 @@ public final class Fleet {
   private static final int MAX_PARALLELISM = 64;
 
   private final TenantRegistry registry;
+  private final DataSource control;
   private final int parallelism;
   private final int schemaParallelism;
   private final Duration lockTimeout;
@@ -59,6 +60,7 @@ public final class Fleet {
 
   private Fleet(Builder b) {
     this.registry = new TenantRegistry(b.control, b.controlSchema);
+    this.control = b.control;
     this.parallelism = b.parallelism;
     this.schemaParallelism = b.schemaParallelism;
     this.lockTimeout = b.lockTimeout;
@@ -155,6 +157,7 @@ public final class Fleet {
         todo.add(row);
       }
     }
+    resolveSets();
     listener.started(operation, todo.size());
     AtomicReference<MigrationException> controlFailure = new AtomicReference<>();
     AtomicInteger thread = new AtomicInteger();
@@ -205,6 +208,26 @@ public final class Fleet {
         degraded,
         skipped,
         control == null ? null : control.getMessage());
+  }
+
+  /**
+   * Resolves the migration sets (and prepares the installer) once, through the control database,
+   * before any tenant starts: the scripts and checksums are a property of the class path, and
+   * resolving them on the first tenant's database would cost every other tenant a wait on it (over
+   * a 10 ms round trip, a few hundred ms of Flyway's queries). When resolution fails here, each
+   * tenant's run tries again and reports the error as its own (a bad extra location degrades every
+   * tenant, with the reason).
+   */
+  private void resolveSets() {
+    try {
+      sets.directory(control);
+      sets.domain(control);
+      sets.newSchemas(control);
+    } catch (RuntimeException e) {
+      LOG.warn(
+          "the migration sets could not be resolved up front ({}); each tenant's run tries again",
+          MigrationJob.condense(e.getMessage()));
+    }
   }
 
   /** One tenant's run; never throws (a control failure is recorded and stops later tenants). */
