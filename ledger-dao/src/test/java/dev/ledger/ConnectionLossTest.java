@@ -101,19 +101,37 @@ class ConnectionLossTest {
   }
 
   @Test
-  void a_session_killed_while_provisioning_leaves_a_schema_the_next_filing_adopts()
-      throws Exception {
+  void a_session_killed_while_provisioning_leaves_neither_schema_nor_route() throws Exception {
     String domain = "kill-provision";
     String schema = DomainSchemas.schemaName(domain);
 
-    // Flyway made and migrated the schema on its own connections; the session holding the
-    // domain's lock dies before the route is written
+    // the schema is installed in the provisioning transaction; its session dies before the route
+    // is written: the whole transaction is gone, schema included
     kill.arm(KillSwitch.insertInto("ledger_domains"));
     assertStorageFailure(() -> ledger.file(TaskSpec.builder(domain, "first").build()), "file");
     assertThat(ledger.domains()).doesNotContain(domain);
-    assertThat(schemaExists(schema)).isTrue();
+    assertThat(schemaExists(schema)).isFalse();
 
     String id = ledger.file(TaskSpec.builder(domain, "first, again").build());
+    assertThat(ledger.domains()).contains(domain);
+    assertThat(ledger.list(domain, Status.PROPOSED).stream().map(Task::id)).containsExactly(id);
+    DomainLog log = new DomainLog(PG.dataSource(), domain);
+    assertThat(log.eventCount()).isEqualTo(1);
+    assertThat(log.routes()).containsExactly(1, 0);
+    assertThat(appliedMigrations(schema))
+        .isEqualTo(Integer.parseInt(LedgerMigrations.DOMAIN_VERSION));
+  }
+
+  @Test
+  void a_schema_left_without_a_route_is_adopted_by_the_next_filing() throws Exception {
+    String domain = "left-behind";
+    String schema = DomainSchemas.schemaName(domain);
+    // as an older build's provisioning left it when its session died: Flyway made the schema on
+    // its own connections, the route was never written
+    LedgerMigrations.migrateDomain(PG.dataSource(), schema);
+    assertThat(ledger.domains()).doesNotContain(domain);
+
+    String id = ledger.file(TaskSpec.builder(domain, "first").build());
     assertThat(ledger.domains()).contains(domain);
     assertThat(ledger.list(domain, Status.PROPOSED).stream().map(Task::id)).containsExactly(id);
     DomainLog log = new DomainLog(PG.dataSource(), domain);

@@ -8,11 +8,13 @@ import dev.ledger.LedgerException;
 import dev.ledger.LedgerStorageException;
 import dev.ledger.SchemaVersionException;
 import dev.ledger.migrate.AdvisoryLocks;
+import dev.ledger.migrate.Provisioning;
 import dev.ledger.migrate.SessionLock;
 import dev.ledger.schema.DomainSchemas;
 import dev.ledger.schema.LedgerMigrations;
 import dev.ledger.schema.MigrationDigest;
 import dev.ledger.schema.RenderMappedDsl;
+import dev.ledger.schema.SchemaInstaller;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
@@ -63,6 +65,9 @@ public final class Directory {
   private final RenderMappedDsl dsl;
   private final RenderedStatement.Cache statements;
   private final boolean runtimeDdl;
+
+  /** The domain set for provisioning; null until first needed. */
+  private volatile Optional<Provisioning> provisioning;
 
   /** Domains whose schema is known to exist at the current version, and the bare schema name. */
   private final Map<String, String> known = new ConcurrentHashMap<>();
@@ -247,14 +252,7 @@ public final class Directory {
                                 .from(LEDGER_DOMAINS)
                                 .where(LEDGER_DOMAINS.DOMAIN.eq(domain)));
                     if (!routed) {
-                      LOG.info("provisioning schema {} for a new domain", schema);
-                      Flyway flyway = LedgerMigrations.domain(dataSource, schema).load();
-                      flyway.migrate();
-                      tx.insertInto(LEDGER_DOMAINS)
-                          .set(LEDGER_DOMAINS.DOMAIN, domain)
-                          .set(LEDGER_DOMAINS.SCHEMA, DomainSchemas.quotedSchemaName(domain))
-                          .execute();
-                      recordState(tx, schema, flyway);
+                      provisionSchema(tx, domain, schema);
                     }
                     return true;
                   });
@@ -286,6 +284,66 @@ public final class Directory {
   }
 
   /**
+   * Makes a new domain's schema and inserts its route and state row, in the provisioning
+   * transaction. The schema is installed in that same transaction ({@link Provisioning}: every
+   * script and the Flyway history, in one transaction with the route), so a failure anywhere leaves
+   * neither schema nor route. Flyway makes it instead, on its own connections before the route is
+   * inserted, when the set cannot be installed that way or a schema of that name exists already
+   * (made by hand, or by a run that left no route).
+   */
+  private void provisionSchema(DSLContext tx, String domain, String schema) {
+    Optional<Provisioning> provisioning = provisioning();
+    boolean exists =
+        tx.fetchExists(
+            DSL.selectOne()
+                .from(DSL.table(DSL.name("pg_catalog", "pg_namespace")))
+                .where(DSL.field(DSL.name("nspname"), String.class).eq(schema)));
+    if (provisioning.isPresent() && !exists) {
+      LOG.info("provisioning schema {} for a new domain (one transaction)", schema);
+      tx.connection(
+          c -> {
+            try {
+              provisioning.get().installWithin(c, schema);
+            } catch (SchemaInstaller.InstallException e) {
+              throw new org.jooq.exception.DataAccessException(e.getMessage(), e);
+            }
+          });
+      insertRoute(tx, domain);
+      writeState(tx, schema, provisioning.get().latest(), provisioning.get().digest());
+      return;
+    }
+    LOG.info("provisioning schema {} for a new domain (Flyway)", schema);
+    Flyway flyway = LedgerMigrations.domain(dataSource, schema).load();
+    flyway.migrate();
+    insertRoute(tx, domain);
+    recordState(tx, schema, flyway);
+  }
+
+  private static void insertRoute(DSLContext tx, String domain) {
+    tx.insertInto(LEDGER_DOMAINS)
+        .set(LEDGER_DOMAINS.DOMAIN, domain)
+        .set(LEDGER_DOMAINS.SCHEMA, DomainSchemas.quotedSchemaName(domain))
+        .execute();
+  }
+
+  /**
+   * The ledger's domain set for provisioning, resolved on first use and kept (empty when Flyway
+   * makes new schemas).
+   */
+  private Optional<Provisioning> provisioning() {
+    Optional<Provisioning> p = provisioning;
+    if (p == null) {
+      synchronized (this) {
+        if (provisioning == null) {
+          provisioning = Provisioning.resolve(dataSource);
+        }
+        p = provisioning;
+      }
+    }
+    return p;
+  }
+
+  /**
    * Records a schema this ledger has just made in the directory's {@code ledger_schema_state}, as
    * the migration job would after checking it, so the next {@code ledger-app migrate} takes it as
    * current without reading it. Only when its history holds exactly the migrations Flyway resolved
@@ -303,19 +361,24 @@ public final class Directory {
       LOG.info("schema {}: history is not exactly this build's migrations; not recorded", schema);
       return;
     }
+    writeState(tx, schema, applied.get().version(), applied.get().digest());
+  }
+
+  /** Inserts or replaces a domain schema's state row: its version and migration digest. */
+  private static void writeState(DSLContext tx, String schema, String version, String digest) {
     tx.insertInto(LEDGER_SCHEMA_STATE)
         .set(LEDGER_SCHEMA_STATE.SCHEMA_NAME, schema)
         .set(LEDGER_SCHEMA_STATE.KIND, STATE_KIND_DOMAIN)
-        .set(LEDGER_SCHEMA_STATE.VERSION, applied.get().version())
-        .set(LEDGER_SCHEMA_STATE.MIGRATIONS_DIGEST, applied.get().digest())
+        .set(LEDGER_SCHEMA_STATE.VERSION, version)
+        .set(LEDGER_SCHEMA_STATE.MIGRATIONS_DIGEST, digest)
         .set(LEDGER_SCHEMA_STATE.CATALOG_EXTRAS, new String[0])
         .set(LEDGER_SCHEMA_STATE.RECORDED_BY, STATE_RECORDED_BY)
         .set(LEDGER_SCHEMA_STATE.RECORDED_AT, Instant.now())
         .onConflict(LEDGER_SCHEMA_STATE.SCHEMA_NAME)
         .doUpdate()
         .set(LEDGER_SCHEMA_STATE.KIND, STATE_KIND_DOMAIN)
-        .set(LEDGER_SCHEMA_STATE.VERSION, applied.get().version())
-        .set(LEDGER_SCHEMA_STATE.MIGRATIONS_DIGEST, applied.get().digest())
+        .set(LEDGER_SCHEMA_STATE.VERSION, version)
+        .set(LEDGER_SCHEMA_STATE.MIGRATIONS_DIGEST, digest)
         .set(LEDGER_SCHEMA_STATE.CATALOG_EXTRAS, new String[0])
         .set(LEDGER_SCHEMA_STATE.RECORDED_BY, STATE_RECORDED_BY)
         .set(LEDGER_SCHEMA_STATE.RECORDED_AT, Instant.now())

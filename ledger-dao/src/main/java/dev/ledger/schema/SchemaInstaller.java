@@ -204,18 +204,33 @@ public final class SchemaInstaller {
    *     database's message and SQLSTATE, after rolling back: nothing of the schema is left
    */
   public List<String> install(Connection connection, String schema) throws InstallException {
-    return inTransaction(
-        connection,
-        schema,
-        (ctx, step) -> {
-          step[0] = "CREATE SCHEMA";
-          ctx.createSchema(name(schema)).execute();
-          List<Long> millis = runScripts(ctx, connection, schema, scripts, step);
-          step[0] = "the history table " + historyTable;
-          createHistory(ctx, schema);
-          writeHistory(ctx, schema, 1, scripts, millis, true);
-          return versions(scripts);
-        });
+    return inTransaction(connection, schema, true, this::create);
+  }
+
+  /**
+   * Makes the schema as {@link #install} does, inside the caller's transaction: nothing is
+   * committed or rolled back here, so the schema commits with what else the transaction writes (run
+   * time provisioning inserts the domain's route and state row with it).
+   *
+   * @param connection the transaction's connection (auto-commit off)
+   * @param schema the new schema, a domain schema name
+   * @return the versions applied, in order
+   * @throws IllegalArgumentException when {@code schema} is not a domain schema name
+   * @throws InstallException naming the step that failed; the caller must roll back
+   */
+  public List<String> installWithin(Connection connection, String schema) throws InstallException {
+    return inTransaction(connection, schema, false, this::create);
+  }
+
+  private List<String> create(Connection connection, String schema, DSLContext ctx, String[] step)
+      throws SQLException {
+    step[0] = "CREATE SCHEMA";
+    ctx.createSchema(name(schema)).execute();
+    List<Long> millis = runScripts(ctx, connection, schema, scripts, step);
+    step[0] = "the history table " + historyTable;
+    createHistory(ctx, schema);
+    writeHistory(ctx, schema, 1, scripts, millis, true);
+    return versions(scripts);
   }
 
   /**
@@ -246,7 +261,8 @@ public final class SchemaInstaller {
         inTransaction(
             connection,
             schema,
-            (ctx, step) -> {
+            true,
+            (c, sch, ctx, step) -> {
               step[0] = "locking the history table " + historyTable;
               Table<Record> history = DSL.table(name(schema, historyTable));
               ctx.execute("LOCK TABLE {0} IN SHARE ROW EXCLUSIVE MODE", history);
@@ -275,9 +291,9 @@ public final class SchemaInstaller {
               if (stale[0] != null) {
                 return List.of();
               }
-              List<Long> millis = runScripts(ctx, connection, schema, pending, step);
+              List<Long> millis = runScripts(ctx, c, sch, pending, step);
               step[0] = "the history table " + historyTable;
-              writeHistory(ctx, schema, lastRank + 1, pending, millis, false);
+              writeHistory(ctx, sch, lastRank + 1, pending, millis, false);
               return versions(pending);
             });
     if (stale[0] != null) {
@@ -289,26 +305,32 @@ public final class SchemaInstaller {
   /** A step of a transaction: the work, with the name of what it is doing kept in step[0]. */
   @FunctionalInterface
   private interface TransactionWork {
-    List<String> run(DSLContext ctx, String[] step) throws SQLException;
+    List<String> run(Connection connection, String schema, DSLContext ctx, String[] step)
+        throws SQLException;
   }
 
   /**
-   * Runs work in one transaction on the connection: committed when it returns (having changed
-   * nothing, when {@link #migrate} found the history stale), rolled back when it throws; the
-   * connection is left in auto-commit mode.
+   * Runs work on the connection. With {@code own}, in a transaction of its own: committed when it
+   * returns (having changed nothing, when {@link #migrate} found the history stale), rolled back
+   * when it throws, the connection left in auto-commit mode. Without, in the caller's transaction,
+   * which the caller ends.
    */
-  private List<String> inTransaction(Connection connection, String schema, TransactionWork work)
+  private List<String> inTransaction(
+      Connection connection, String schema, boolean own, TransactionWork work)
       throws InstallException {
     if (!DomainSchemas.isDomainSchemaName(schema)) {
       throw new IllegalArgumentException("schema: not a domain schema name: " + schema);
     }
     String[] step = {"BEGIN"};
     try {
+      DSLContext ctx =
+          DSL.using(connection, SQLDialect.POSTGRES, new Settings().withExecuteLogging(false));
+      if (!own) {
+        return work.run(connection, schema, ctx, step);
+      }
       connection.setAutoCommit(false);
       try {
-        DSLContext ctx =
-            DSL.using(connection, SQLDialect.POSTGRES, new Settings().withExecuteLogging(false));
-        List<String> done = work.run(ctx, step);
+        List<String> done = work.run(connection, schema, ctx, step);
         connection.commit();
         return done;
       } catch (SQLException | RuntimeException e) {

@@ -275,6 +275,24 @@ class SchemaStateTest {
                 domainDigest(),
                 "{}",
                 "provision"));
+    // schema, route and state row were written by one transaction (the schema is installed in
+    // the provisioning transaction), so no failure can leave a schema without its route
+    try (java.sql.Connection c = ds.getConnection();
+        java.sql.PreparedStatement q =
+            c.prepareStatement(
+                "SELECT (SELECT xmin FROM pg_namespace WHERE nspname = ?)::text,"
+                    + " (SELECT xmin FROM public.ledger_domains WHERE domain = 'fresh')::text,"
+                    + " (SELECT xmin FROM public.ledger_schema_state WHERE schema_name = ?)::text")) {
+      q.setString(1, schema("fresh"));
+      q.setString(2, schema("fresh"));
+      try (java.sql.ResultSet rs = q.executeQuery()) {
+        rs.next();
+        assertThat(rs.getString(1))
+            .isNotNull()
+            .isEqualTo(rs.getString(2))
+            .isEqualTo(rs.getString(3));
+      }
+    }
     Run next = run(b -> b);
     assertThat(next.report.ok()).isTrue();
     assertThat(next.statements).isEqualTo(2);
