@@ -257,8 +257,12 @@ final class Analysis {
       }
     }
     for (MigrationSet.Resolved r : set.repeatables()) {
+      // Flyway re-runs a repeatable migration when its last successful row's checksum differs
+      // from the script's in this schema (placeholders replaced); when that checksum is not
+      // known here, a successful row is taken as current
       Catalog.HistoryRow last = repeatable.get(r.description());
-      if (last == null || !Objects.equals(last.checksum(), r.checksum())) {
+      Integer expected = set.checksumIn(r, w.schema);
+      if (last == null || (expected != null && !Objects.equals(last.checksum(), expected))) {
         pending.add("R " + r.description());
       }
     }

@@ -2,6 +2,7 @@ package dev.ledger.migrate;
 
 import dev.ledger.schema.LedgerMigrations;
 import dev.ledger.schema.MigrationDigest;
+import dev.ledger.schema.SchemaInstaller;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -43,9 +44,13 @@ final class MigrationSet {
    * @param description e.g. {@code promotions new digest and why erased}, as Flyway writes it in
    *     its history
    * @param script e.g. {@code V3__promotions_new_digest_and_why_erased.sql}
-   * @param checksum Flyway's checksum of the script
+   * @param checksum Flyway's checksum of the script (for a repeatable migration: as applied to
+   *     {@value #PROBE_SCHEMA}, see {@link #checksumIn})
+   * @param text a repeatable migration's text, for its checksum in each schema; null for a
+   *     versioned one, or when its location could not be read
    */
-  record Resolved(String version, String description, String script, Integer checksum) {
+  record Resolved(
+      String version, String description, String script, Integer checksum, String text) {
 
     /**
      * How a message names the migration.
@@ -105,6 +110,11 @@ final class MigrationSet {
             .all();
     List<Resolved> resolved = new ArrayList<>();
     List<MigrationDigest.Entry> digestEntries = new ArrayList<>();
+    boolean anyRepeatable = false;
+    for (MigrationInfo info : infos) {
+      anyRepeatable |= info.getState().isResolved() && info.getVersion() == null;
+    }
+    Map<String, String> texts = anyRepeatable ? repeatableTexts(locations) : Map.of();
     for (MigrationInfo info : infos) {
       if (!info.getState().isResolved()) {
         continue;
@@ -113,9 +123,47 @@ final class MigrationSet {
       MigrationDigest.Entry entry = MigrationDigest.entryOf(info);
       digestEntries.add(entry);
       resolved.add(
-          new Resolved(entry.version(), info.getDescription(), info.getScript(), entry.checksum()));
+          new Resolved(
+              entry.version(),
+              info.getDescription(),
+              info.getScript(),
+              entry.checksum(),
+              entry.version() == null ? texts.get(info.getScript()) : null));
     }
     return new MigrationSet(kind, locations, resolved, digestEntries);
+  }
+
+  /** The scripts' texts, for repeatable migrations' checksums; empty when unreadable. */
+  private static Map<String, String> repeatableTexts(List<String> locations) {
+    try {
+      return SchemaInstaller.scriptTexts(LedgerMigrations.class.getClassLoader(), locations);
+    } catch (SchemaInstaller.NotInstallableException e) {
+      return Map.of();
+    }
+  }
+
+  /**
+   * The checksum Flyway records for a migration of this set applied to a schema: the resolved one
+   * for a versioned migration; for a repeatable one, taken over its text with the schema's
+   * placeholder values ({@link SchemaInstaller#repeatableChecksum}).
+   *
+   * @param r a migration of this set
+   * @param schema the schema, bare
+   * @return the checksum; null for a repeatable migration whose checksum in that schema is not
+   *     known here (its text unreadable, or a placeholder this build does not replace)
+   */
+  Integer checksumIn(Resolved r, String schema) {
+    if (r.version() != null) {
+      return r.checksum();
+    }
+    if (r.text() == null) {
+      return null;
+    }
+    String table =
+        kind == SchemaKind.DIRECTORY
+            ? LedgerMigrations.DIRECTORY_HISTORY
+            : LedgerMigrations.DOMAIN_HISTORY;
+    return SchemaInstaller.repeatableChecksum(r.text(), schema, table, r.script());
   }
 
   /**

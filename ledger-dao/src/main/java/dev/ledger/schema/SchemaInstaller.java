@@ -413,19 +413,70 @@ public final class SchemaInstaller {
   }
 
   private String substitute(Script s, String schema) {
-    Matcher m = PLACEHOLDER.matcher(s.text());
-    StringBuilder out = new StringBuilder(s.text().length());
+    return substitute(s.text(), schema, historyTable, s.migration().script());
+  }
+
+  /**
+   * A script's text with the placeholders this class knows replaced as Flyway replaces them, or
+   * null when it holds another.
+   */
+  private static String substitute(String text, String schema, String table, String script) {
+    Matcher m = PLACEHOLDER.matcher(text);
+    StringBuilder out = new StringBuilder(text.length());
     while (m.find()) {
       String value =
           switch (m.group(1)) {
             case "flyway:defaultSchema" -> schema;
-            case "flyway:table" -> historyTable;
-            default -> s.migration().script(); // flyway:filename; others refused in prepare
+            case "flyway:table" -> table;
+            case "flyway:filename" -> script;
+            default -> null;
           };
+      if (value == null) {
+        return null;
+      }
       m.appendReplacement(out, Matcher.quoteReplacement(value));
     }
     m.appendTail(out);
     return out.toString();
+  }
+
+  /**
+   * The checksum Flyway records for a repeatable migration applied to a schema: unlike a versioned
+   * one's, it is taken over the text with its placeholders replaced, so a script that names {@code
+   * ${flyway:defaultSchema}} has another checksum in every schema (Flyway 13 re-runs a repeatable
+   * migration when a placeholder's value changes).
+   *
+   * @param text the script, as on the class path or disk
+   * @param schema the schema it is applied to, bare
+   * @param historyTable the history table ({@code ${flyway:table}})
+   * @param script the script's name ({@code ${flyway:filename}})
+   * @return the checksum; null when the text holds a placeholder whose value is not known here
+   *     (e.g. {@code ${flyway:timestamp}}, a user's own)
+   */
+  public static Integer repeatableChecksum(
+      String text, String schema, String historyTable, String script) {
+    String replaced = substitute(text, schema, historyTable, script);
+    return replaced == null ? null : checksum(replaced);
+  }
+
+  /**
+   * The text of every file of some Flyway locations, by its name below its location (the first
+   * location that has a name wins, as the order of Flyway's locations).
+   *
+   * @param loader the class loader of {@code classpath:} locations
+   * @param locations e.g. {@code classpath:db/ledger/domain}, {@code filesystem:/opt/ledger/extra}
+   * @return name to UTF-8 text
+   * @throws NotInstallableException when a location cannot be listed
+   */
+  public static Map<String, String> scriptTexts(ClassLoader loader, List<String> locations)
+      throws NotInstallableException {
+    Map<String, String> texts = new HashMap<>();
+    for (String location : locations) {
+      for (Map.Entry<String, byte[]> file : ScriptLocation.files(loader, location).entrySet()) {
+        texts.putIfAbsent(file.getKey(), new String(file.getValue(), StandardCharsets.UTF_8));
+      }
+    }
+    return texts;
   }
 
   /** Flyway's PostgreSQL history table (its {@code getRawCreateScript}: columns, key, index). */

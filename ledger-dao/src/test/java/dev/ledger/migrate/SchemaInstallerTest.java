@@ -340,6 +340,44 @@ class SchemaInstallerTest {
   }
 
   @Test
+  void a_set_with_a_repeatable_migration_goes_to_flyway_and_is_current_on_the_next_run()
+      throws Exception {
+    String db = PostgresExtension.newDatabase();
+    try {
+      DataSource ds = TestDatabases.dataSource(db);
+      TestDatabases.route(ds, List.of("r-a", "r-b"));
+      List<String> extra = List.of("classpath:db/test/repeatable");
+
+      MigrationReport first =
+          MigrationJob.builder().dataSource(ds).extraDomainLocations(extra).build().migrate();
+      assertThat(first.ok()).as(first.domains().toString()).isTrue();
+      assertThat(first.counts().installs()).isZero();
+      assertThat(first.counts().flywayRuns()).isEqualTo(2);
+      assertThat(first.domains())
+          .allSatisfy(r -> assertThat(r.state()).isEqualTo(SchemaState.CREATED));
+
+      // the repeatable's history row is matched by its description: nothing pending any more
+      MigrationReport again =
+          MigrationJob.builder()
+              .dataSource(ds)
+              .extraDomainLocations(extra)
+              .verifyAll(true)
+              .build()
+              .migrate();
+      assertThat(again.ok()).isTrue();
+      assertThat(again.counts().flywayRuns()).isZero();
+      assertThat(again.domains())
+          .allSatisfy(
+              r -> {
+                assertThat(r.state()).isEqualTo(SchemaState.CURRENT);
+                assertThat(r.pending()).isEmpty();
+              });
+    } finally {
+      PostgresExtension.dropDatabase(db);
+    }
+  }
+
+  @Test
   void a_schema_made_by_someone_else_after_the_check_is_brought_forward_by_flyway()
       throws Exception {
     String db = PostgresExtension.newDatabase();
