@@ -28,6 +28,9 @@ public final class Dsn {
   private static final Pattern PASSWORD_PARAMETER = Pattern.compile("(?i)[?&]password=([^&]*)");
   private static final String REDACTED = "***";
 
+  /** An authority with user information: {@code //user[:password]@host}. */
+  private static final Pattern USER_INFO = Pattern.compile("^jdbc:postgresql://[^/?#]*@");
+
   private final String url;
   private final List<String> secrets;
   private final String description;
@@ -53,6 +56,13 @@ public final class Dsn {
       throw new IllegalArgumentException(
           "dsn: not a PostgreSQL JDBC URL; expected"
               + " jdbc:postgresql://host[:port]/database[?user=...&password=...]");
+    }
+    if (USER_INFO.matcher(url).find()) {
+      // the driver would take "user:password@host" for a host name, and name it in its errors
+      throw new IllegalArgumentException(
+          "dsn: credentials before the host (user:password@host) are not supported by the"
+              + " PostgreSQL JDBC driver; give them as parameters:"
+              + " jdbc:postgresql://host[:port]/database?user=...&password=...");
     }
     List<String> secrets = new ArrayList<>();
     secrets.add(url);

@@ -718,7 +718,13 @@ public final class MigrationJob {
       MigrationSets.NewSchemas how = sets.newSchemas(dataSource);
       if (how.installer() == null) {
         if (newSchemasReasonLogged.compareAndSet(false, true)) {
-          LOG.info("domain schemas are made and migrated by Flyway: {}", how.flywayReason());
+          String why =
+              "domain schemas were changed by Flyway, not in one transaction each: "
+                  + how.flywayReason();
+          LOG.info(why);
+          synchronized (warnings) {
+            warnings.add(why);
+          }
         }
         return false;
       }
@@ -1215,11 +1221,7 @@ public final class MigrationJob {
       if (lockTimeout == null || lockTimeout.isNegative() || lockTimeout.isZero()) {
         throw new IllegalArgumentException("lockTimeout: must be positive, was " + lockTimeout);
       }
-      for (String location : extraDomainLocations) {
-        if (location == null || location.isBlank()) {
-          throw new IllegalArgumentException("extraDomainLocations: must not hold blank entries");
-        }
-      }
+      MigrationSets.checkExtraLocations(extraDomainLocations);
       if (listener == null) {
         throw new IllegalArgumentException("listener: must not be null");
       }

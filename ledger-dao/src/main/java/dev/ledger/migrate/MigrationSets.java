@@ -48,6 +48,43 @@ final class MigrationSets {
     this.domainLocations = List.copyOf(domainLocations);
   }
 
+  /**
+   * Checks extra domain locations before any run: each is non-blank, and a {@code classpath:} or
+   * {@code filesystem:} one names a folder that exists (Flyway only logs a missing location and
+   * runs without it, so a typo would go unnoticed).
+   *
+   * @param locations the extra locations
+   * @throws IllegalArgumentException naming the field {@code extraDomainLocations} and the location
+   */
+  static void checkExtraLocations(List<String> locations) {
+    for (String location : locations) {
+      if (location == null || location.isBlank()) {
+        throw new IllegalArgumentException("extraDomainLocations: must not hold blank entries");
+      }
+      String folder = null;
+      boolean exists = true;
+      if (location.startsWith("filesystem:")) {
+        folder = location.substring("filesystem:".length());
+        exists = java.nio.file.Files.isDirectory(java.nio.file.Path.of(folder));
+      } else if (location.startsWith("classpath:") || !location.contains(":")) {
+        folder =
+            (location.startsWith("classpath:")
+                    ? location.substring("classpath:".length())
+                    : location)
+                .replaceAll("^/+|/+$", "");
+        exists = LedgerMigrations.class.getClassLoader().getResource(folder) != null;
+      }
+      if (!exists) {
+        throw new IllegalArgumentException(
+            "extraDomainLocations: "
+                + location
+                + " is no folder"
+                + (location.startsWith("filesystem:") ? "" : " on the class path")
+                + "; give an existing classpath:FOLDER or filesystem:/PATH");
+      }
+    }
+  }
+
   private static List<String> withMain(List<String> extraDomainLocations) {
     List<String> domainAll = new ArrayList<>();
     domainAll.add(LedgerMigrations.DOMAIN_LOCATION);

@@ -44,14 +44,17 @@ import org.jooq.impl.SQLDataType;
  * script. This is one round trip per script in one transaction, and a failure anywhere leaves no
  * schema at all, where a failed Flyway run leaves a half-made schema with a failed history row.
  *
- * <p>Only scripts whose effect is certain are installed this way ({@link #prepare}): versioned SQL
- * migrations of one classpath location, read from the class path with the checksum Flyway resolved
- * for them (so the text is the one Flyway would run), no placeholder but {@code
- * ${flyway:defaultSchema}}, {@code ${flyway:table}} and {@code ${flyway:filename}}, nothing Flyway
- * would run outside a transaction ({@code CONCURRENTLY}, {@code VACUUM}, {@code
- * executeInTransaction}, {@code COPY ... FROM STDIN}) and no repeatable migration. Anything else is
- * refused with its reason and the caller runs Flyway instead. Like Flyway, the scripts run with the
- * new schema first on the {@code search_path} (for this transaction only).
+ * <p>Only scripts whose effect is certain are applied this way ({@link #prepare}): versioned SQL
+ * migrations from locations that hold nothing but the set's scripts (no callback, script
+ * configuration or Java migration), each text with the checksum Flyway resolved for it (so the text
+ * is the one Flyway would run), no placeholder but {@code ${flyway:defaultSchema}}, {@code
+ * ${flyway:table}} and {@code ${flyway:filename}}, nothing that cannot share one transaction with
+ * the other scripts ({@code CONCURRENTLY}, {@code VACUUM}, {@code REINDEX SCHEMA}, a new enum
+ * value, {@code COPY ... FROM STDIN}, Flyway's {@code executeInTransaction}), no statement that
+ * ends the transaction or changes the session for the scripts after it ({@code COMMIT}, {@code SET}
+ * without {@code LOCAL}), and no repeatable migration. Anything else is refused with its reason and
+ * the caller runs Flyway instead. Like Flyway, the scripts run with the schema first on the {@code
+ * search_path} (for this transaction only).
  *
  * <p>Source: Flyway 13's PostgreSQL history table ({@code PostgreSQLDatabase.getRawCreateScript}),
  * its schema-creation marker ({@code SchemaHistory.addSchemasMarker}) and its checksum ({@code
@@ -64,11 +67,36 @@ public final class SchemaInstaller {
   public static final String SCHEMA_MARKER = "<< Flyway Schema Creation >>";
 
   private static final Pattern PLACEHOLDER = Pattern.compile("\\$\\{([^}]*)}");
-  private static final Pattern NON_TRANSACTIONAL =
+
+  /**
+   * What cannot share one transaction with the other scripts, anywhere in a script: statements
+   * PostgreSQL refuses inside a transaction block, {@code COPY ... FROM STDIN} (Flyway feeds it the
+   * script's inline data), a new enum value (unusable until the transaction that adds it commits,
+   * where Flyway commits each script), Flyway's own per-script switch, and a session setting
+   * changed through {@code set_config}.
+   */
+  private static final Pattern UNSHARABLE =
       Pattern.compile(
-          "\\b(CONCURRENTLY|VACUUM|executeInTransaction|ALTER\\s+SYSTEM|CREATE\\s+DATABASE"
-              + "|DROP\\s+DATABASE|FROM\\s+STDIN)\\b",
+          "\\b(CONCURRENTLY|VACUUM|executeInTransaction|ALTER\\s+SYSTEM"
+              + "|(?:CREATE|DROP)\\s+(?:DATABASE|TABLESPACE)"
+              + "|(?:CREATE|ALTER|DROP)\\s+SUBSCRIPTION|REINDEX\\s+(?:SCHEMA|DATABASE|SYSTEM)"
+              + "|DISCARD\\s+ALL|FROM\\s+STDIN|ADD\\s+VALUE|set_config)\\b",
           Pattern.CASE_INSENSITIVE);
+
+  /**
+   * Statements that end or split the transaction ({@code COMMIT}, {@code BEGIN}, ...) or change the
+   * session for the scripts after them ({@code SET} without {@code LOCAL}, {@code RESET}; Flyway
+   * restores the session after each script), at the start of a statement. Looked for with comments
+   * and dollar-quoted bodies (functions, {@code DO} blocks) left out.
+   */
+  private static final Pattern SESSION_OR_TRANSACTION =
+      Pattern.compile(
+          "(?:^|;)\\s*(COMMIT|ROLLBACK|END|ABORT|BEGIN|START\\s+TRANSACTION|SAVEPOINT|RELEASE"
+              + "|PREPARE\\s+TRANSACTION|SET(?!\\s+LOCAL\\b)|RESET)\\b",
+          Pattern.CASE_INSENSITIVE);
+
+  private static final Pattern COMMENTS_AND_BODIES =
+      Pattern.compile("--[^\\n]*|/\\*.*?\\*/|\\$(\\w*)\\$.*?\\$\\1\\$", Pattern.DOTALL);
 
   private final String historyTable;
   private final List<Script> scripts;
@@ -168,27 +196,49 @@ public final class SchemaInstaller {
                 + m.checksum()
                 + "; Flyway runs it");
       }
-      Matcher placeholder = PLACEHOLDER.matcher(text);
-      while (placeholder.find()) {
-        String key = placeholder.group(1);
-        if (!key.equals("flyway:defaultSchema")
-            && !key.equals("flyway:table")
-            && !key.equals("flyway:filename")) {
-          throw new NotInstallableException(
-              label + " uses the placeholder ${" + key + "}; Flyway runs it");
-        }
-      }
-      Matcher outside = NON_TRANSACTIONAL.matcher(text);
-      if (outside.find()) {
-        throw new NotInstallableException(
-            label
-                + " holds '"
-                + outside.group(1)
-                + "', which Flyway may run outside a transaction; Flyway runs it");
+      String refusal = refusal(text);
+      if (refusal != null) {
+        throw new NotInstallableException(label + " " + refusal + "; Flyway runs it");
       }
       scripts.add(new Script(m, text));
     }
     return new SchemaInstaller(historyTable, List.copyOf(scripts));
+  }
+
+  /**
+   * Why a script cannot run in one transaction with the others, or null when it can: a placeholder
+   * this class does not replace, a statement that cannot share the transaction, or one that ends it
+   * or changes the session for the scripts after it.
+   *
+   * @param text the script
+   * @return e.g. {@code holds 'CONCURRENTLY', which cannot share one transaction with the other
+   *     scripts}; null when the script can be applied in one transaction
+   */
+  static String refusal(String text) {
+    Matcher placeholder = PLACEHOLDER.matcher(text);
+    while (placeholder.find()) {
+      String key = placeholder.group(1);
+      if (!key.equals("flyway:defaultSchema")
+          && !key.equals("flyway:table")
+          && !key.equals("flyway:filename")) {
+        return "uses the placeholder ${" + key + "}";
+      }
+    }
+    Matcher unsharable = UNSHARABLE.matcher(text);
+    if (unsharable.find()) {
+      return "holds '"
+          + unsharable.group(1)
+          + "', which cannot share one transaction with the other scripts";
+    }
+    Matcher statement =
+        SESSION_OR_TRANSACTION.matcher(COMMENTS_AND_BODIES.matcher(text).replaceAll(" "));
+    if (statement.find()) {
+      return "holds a '"
+          + statement.group(1).toUpperCase(Locale.ROOT).replaceAll("\\s+", " ")
+          + "' statement, which would end the transaction or change the session for the scripts"
+          + " after it";
+    }
+    return null;
   }
 
   /**
@@ -428,7 +478,7 @@ public final class SchemaInstaller {
           switch (m.group(1)) {
             case "flyway:defaultSchema" -> schema;
             case "flyway:table" -> table;
-            case "flyway:filename" -> script;
+            case "flyway:filename" -> script.substring(script.lastIndexOf('/') + 1);
             default -> null;
           };
       if (value == null) {

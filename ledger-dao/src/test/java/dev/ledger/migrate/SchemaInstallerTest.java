@@ -178,8 +178,8 @@ class SchemaInstallerTest {
     assertThatThrownBy(() -> installer("classpath:db/test/install/concurrently"))
         .isInstanceOf(SchemaInstaller.NotInstallableException.class)
         .hasMessage(
-            "V2 (V2__index_concurrently.sql) holds 'CONCURRENTLY', which Flyway may run outside a"
-                + " transaction; Flyway runs it");
+            "V2 (V2__index_concurrently.sql) holds 'CONCURRENTLY', which cannot share one"
+                + " transaction with the other scripts; Flyway runs it");
     assertThatThrownBy(() -> installer("classpath:db/test/install/callback"))
         .isInstanceOf(SchemaInstaller.NotInstallableException.class)
         .hasMessage(

@@ -1,6 +1,7 @@
 package dev.ledger.app.fleet;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.ledger.app.Durations;
 import dev.ledger.app.ExitCodes;
 import dev.ledger.app.migrate.Json;
 import dev.ledger.app.migrate.Progress;
@@ -38,10 +39,11 @@ abstract class FleetRunCommand extends RedactingCommand {
   @Option(
       names = "--lock-timeout",
       paramLabel = "DURATION",
-      defaultValue = "PT10M",
+      defaultValue = "10m",
+      converter = Durations.class,
       description =
-          "How long to wait for a tenant's lock held by another run, ISO-8601 (default:"
-              + " ${DEFAULT-VALUE}).")
+          "How long to wait for a tenant's lock held by another run, e.g. 30s, 5m or PT5M"
+              + " (default: ${DEFAULT-VALUE}).")
   Duration lockTimeout;
 
   @Option(

@@ -1,5 +1,6 @@
 package dev.ledger.app.migrate;
 
+import dev.ledger.app.Durations;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,9 +15,11 @@ public final class JobOptions {
   @Option(
       names = "--lock-timeout",
       paramLabel = "DURATION",
-      defaultValue = "PT10M",
+      defaultValue = "10m",
+      converter = Durations.class,
       description =
-          "How long to wait for another run's migration lock, ISO-8601 (default: ${DEFAULT-VALUE}).")
+          "How long to wait for another run's migration lock, e.g. 30s, 5m or PT5M (default:"
+              + " ${DEFAULT-VALUE}).")
   Duration lockTimeout;
 
   @Option(

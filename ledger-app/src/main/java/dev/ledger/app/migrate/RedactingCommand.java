@@ -7,16 +7,23 @@ import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CopyOnWriteArrayList;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
  * The base of the migration and fleet commands: runs the command and turns any exception into one
- * line on stderr and an exit code ({@link ExitCodes#of(Throwable)}), never a stack trace, with
- * every connection string the command opened removed from the line (they carry credentials).
+ * line on stderr and an exit code ({@link ExitCodes#of(Throwable)}), with every connection string
+ * the command opened removed from the line (they carry credentials); {@code --verbose} adds the
+ * stack trace, redacted the same way.
  */
 public abstract class RedactingCommand implements Callable<Integer> {
 
   @Spec private CommandSpec spec;
+
+  @Option(
+      names = "--verbose",
+      description = "On errors, add the stack trace (connection strings removed from it).")
+  private boolean verbose;
 
   private final List<Dsn> secrets = new CopyOnWriteArrayList<>();
 
@@ -33,6 +40,11 @@ public abstract class RedactingCommand implements Callable<Integer> {
     try {
       return run();
     } catch (Exception | LinkageError e) {
+      if (verbose) {
+        java.io.StringWriter trace = new java.io.StringWriter();
+        e.printStackTrace(new PrintWriter(trace));
+        err().print(redact(trace.toString()));
+      }
       err().println(spec.qualifiedName() + ": " + redact(describe(e)));
       err().flush();
       return ExitCodes.of(e);

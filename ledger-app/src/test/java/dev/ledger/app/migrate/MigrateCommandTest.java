@@ -13,6 +13,7 @@ import dev.ledger.testing.PostgresExtension;
 import dev.ledger.testing.TestServer;
 import java.sql.Connection;
 import java.sql.Statement;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 class MigrateCommandTest {
@@ -124,6 +125,18 @@ class MigrateCommandTest {
     assertThat(result.exit()).isEqualTo(ExitCodes.DATABASE);
     assertThat(result.err()).contains("ledger-app migrate:").contains("127.0.0.1:1");
     assertThat(result.all()).doesNotContain(secret);
+  }
+
+  @Test
+  void credentials_before_the_host_are_a_usage_error_and_are_never_echoed() {
+    for (String command : List.of("migrate", "plan", "status")) {
+      Cli.Result result =
+          Cli.run(command, "--url", "jdbc:postgresql://someone:pw-userinfo-5d1c@127.0.0.1:5432/db");
+      assertThat(result.exit()).isEqualTo(ExitCodes.USAGE);
+      assertThat(result.err())
+          .contains("credentials before the host (user:password@host) are not supported");
+      assertThat(result.all()).doesNotContain("pw-userinfo-5d1c").doesNotContain("someone");
+    }
   }
 
   @Test
