@@ -49,6 +49,29 @@ public final class Json {
     }
   }
 
+  /**
+   * The JSON document of a command that broke before it had a report: {@code {"command",
+   * "exitCode", "ok": false, "report": null, "error"}}.
+   *
+   * @param command e.g. {@code migrate}
+   * @param exitCode the exit code the command returns (2, 4, 6, ...)
+   * @param error the one-line error, already redacted
+   * @return pretty-printed JSON
+   */
+  public static String error(String command, int exitCode, String error) {
+    Map<String, Object> doc = new LinkedHashMap<>();
+    doc.put("command", command);
+    doc.put("exitCode", exitCode);
+    doc.put("ok", false);
+    doc.put("report", null);
+    doc.put("error", error);
+    try {
+      return MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(doc);
+    } catch (JsonProcessingException e) {
+      throw new IllegalStateException("an error could not be written as JSON", e);
+    }
+  }
+
   private static ObjectMapper mapper() {
     SimpleModule module = new SimpleModule("ledger-reports");
     module.addSerializer(Duration.class, ToStringSerializer.instance);

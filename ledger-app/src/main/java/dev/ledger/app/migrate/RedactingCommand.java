@@ -45,7 +45,14 @@ public abstract class RedactingCommand implements Callable<Integer> {
         e.printStackTrace(new PrintWriter(trace));
         err().print(redact(trace.toString()));
       }
-      err().println(spec.qualifiedName() + ": " + redact(describe(e)));
+      String message = redact(describe(e));
+      err().println(spec.qualifiedName() + ": " + message);
+      if (spec.commandLine().getParseResult() != null
+          && spec.commandLine().getParseResult().hasMatchedOption("--json")) {
+        // a pipeline reading stdout gets one document even when the run broke
+        out().println(Json.error(commandName(), ExitCodes.of(e), message));
+        out().flush();
+      }
       err().flush();
       return ExitCodes.of(e);
     }

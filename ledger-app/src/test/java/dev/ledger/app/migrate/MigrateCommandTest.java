@@ -114,7 +114,7 @@ class MigrateCommandTest {
   }
 
   @Test
-  void an_unreachable_database_exits_4_and_never_prints_its_password() {
+  void an_unreachable_database_exits_4_and_never_prints_its_password() throws Exception {
     String secret = "pw-unreachable-7f3e";
     Cli.Result result =
         Cli.run(
@@ -125,6 +125,12 @@ class MigrateCommandTest {
     assertThat(result.exit()).isEqualTo(ExitCodes.DATABASE);
     assertThat(result.err()).contains("ledger-app migrate:").contains("127.0.0.1:1");
     assertThat(result.all()).doesNotContain(secret);
+    // --json: one document on stdout even though the run broke
+    JsonNode doc = new ObjectMapper().readTree(result.out());
+    assertThat(doc.get("exitCode").asInt()).isEqualTo(ExitCodes.DATABASE);
+    assertThat(doc.get("ok").asBoolean()).isFalse();
+    assertThat(doc.get("report").isNull()).isTrue();
+    assertThat(doc.get("error").asText()).contains("127.0.0.1:1").doesNotContain(secret);
   }
 
   @Test
