@@ -273,7 +273,8 @@ final class MigrationBench {
         remoteBusy.append(
             String.format(
                 java.util.Locale.ROOT,
-                "; at %s, %.2f at parallelism 1 and %.2f at 8",
+                "%s at %s: %.2f at parallelism 1, %.2f at 8",
+                remoteBusy.length() == 0 ? "" : ";",
                 rtt,
                 remote1.busyCores(),
                 remote8.busyCores()));
