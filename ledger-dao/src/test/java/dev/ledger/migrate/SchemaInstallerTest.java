@@ -243,13 +243,7 @@ class SchemaInstallerTest {
   @Test
   void the_job_installs_new_domain_schemas_and_runs_flyway_when_the_set_has_extra_locations()
       throws Exception {
-    String db = PostgresExtension.newDatabase();
-    try {
-      DataSource ds = TestDatabases.dataSource(db);
-      jobInstallsThenFlywayForExtras(ds);
-    } finally {
-      PostgresExtension.dropDatabase(db);
-    }
+    inNewDatabase(SchemaInstallerTest::jobInstallsThenFlywayForExtras);
   }
 
   private static void jobInstallsThenFlywayForExtras(DataSource ds) {
@@ -297,95 +291,84 @@ class SchemaInstallerTest {
   @Test
   void the_job_applies_a_plain_extra_migration_to_every_schema_in_one_transaction_each()
       throws Exception {
-    String db = PostgresExtension.newDatabase();
-    try {
-      DataSource ds = TestDatabases.dataSource(db);
-      TestDatabases.route(ds, List.of("x-a", "x-b", "x-c"));
-      MigrationJob.builder().dataSource(ds).build().migrate();
-      TestDatabases.route(ds, List.of("x-new"));
+    inNewDatabase(
+        ds -> {
+          TestDatabases.route(ds, List.of("x-a", "x-b", "x-c"));
+          MigrationJob.builder().dataSource(ds).build().migrate();
+          TestDatabases.route(ds, List.of("x-new"));
 
-      MigrationReport report =
-          MigrationJob.builder()
-              .dataSource(ds)
-              .extraDomainLocations(List.of("classpath:db/test/extra-index"))
-              .build()
-              .migrate();
+          MigrationReport report =
+              MigrationJob.builder()
+                  .dataSource(ds)
+                  .extraDomainLocations(List.of("classpath:db/test/extra-index"))
+                  .build()
+                  .migrate();
 
-      assertThat(report.ok()).isTrue();
-      assertThat(report.counts().installs()).isEqualTo(4);
-      assertThat(report.counts().flywayRuns()).isZero();
-      assertThat(report.counts().migrated()).isEqualTo(3);
-      assertThat(report.counts().created()).isEqualTo(1);
-      for (SchemaReport r : report.domains()) {
-        assertThat(r.versionAfter()).isEqualTo("100");
-        assertThat(r.checksums()).isEqualTo(ChecksumState.MATCH);
-        assertThat(r.applied())
-            .isEqualTo(
-                r.state() == SchemaState.CREATED
-                    ? List.of("1", "2", "3", "4", "5", "6", "100")
-                    : List.of("100"));
-      }
-      MigrationReport verified =
-          MigrationJob.builder()
-              .dataSource(ds)
-              .extraDomainLocations(List.of("classpath:db/test/extra-index"))
-              .verifyAll(true)
-              .build()
-              .migrate();
-      assertThat(verified.ok()).isTrue();
-      assertThat(verified.counts().installs() + verified.counts().flywayRuns()).isZero();
-    } finally {
-      PostgresExtension.dropDatabase(db);
-    }
+          assertThat(report.ok()).isTrue();
+          assertThat(report.counts().installs()).isEqualTo(4);
+          assertThat(report.counts().flywayRuns()).isZero();
+          assertThat(report.counts().migrated()).isEqualTo(3);
+          assertThat(report.counts().created()).isEqualTo(1);
+          for (SchemaReport r : report.domains()) {
+            assertThat(r.versionAfter()).isEqualTo("100");
+            assertThat(r.checksums()).isEqualTo(ChecksumState.MATCH);
+            assertThat(r.applied())
+                .isEqualTo(
+                    r.state() == SchemaState.CREATED
+                        ? List.of("1", "2", "3", "4", "5", "6", "100")
+                        : List.of("100"));
+          }
+          MigrationReport verified =
+              MigrationJob.builder()
+                  .dataSource(ds)
+                  .extraDomainLocations(List.of("classpath:db/test/extra-index"))
+                  .verifyAll(true)
+                  .build()
+                  .migrate();
+          assertThat(verified.ok()).isTrue();
+          assertThat(verified.counts().installs() + verified.counts().flywayRuns()).isZero();
+        });
   }
 
   @Test
   void a_set_with_a_repeatable_migration_goes_to_flyway_and_is_current_on_the_next_run()
       throws Exception {
-    String db = PostgresExtension.newDatabase();
-    try {
-      DataSource ds = TestDatabases.dataSource(db);
-      TestDatabases.route(ds, List.of("r-a", "r-b"));
-      List<String> extra = List.of("classpath:db/test/repeatable");
+    inNewDatabase(
+        ds -> {
+          TestDatabases.route(ds, List.of("r-a", "r-b"));
+          List<String> extra = List.of("classpath:db/test/repeatable");
 
-      MigrationReport first =
-          MigrationJob.builder().dataSource(ds).extraDomainLocations(extra).build().migrate();
-      assertThat(first.ok()).as(first.domains().toString()).isTrue();
-      assertThat(first.counts().installs()).isZero();
-      assertThat(first.counts().flywayRuns()).isEqualTo(2);
-      assertThat(first.domains())
-          .allSatisfy(r -> assertThat(r.state()).isEqualTo(SchemaState.CREATED));
+          MigrationReport first =
+              MigrationJob.builder().dataSource(ds).extraDomainLocations(extra).build().migrate();
+          assertThat(first.ok()).as(first.domains().toString()).isTrue();
+          assertThat(first.counts().installs()).isZero();
+          assertThat(first.counts().flywayRuns()).isEqualTo(2);
+          assertThat(first.domains())
+              .allSatisfy(r -> assertThat(r.state()).isEqualTo(SchemaState.CREATED));
 
-      // the repeatable's history row is matched by its description: nothing pending any more
-      MigrationReport again =
-          MigrationJob.builder()
-              .dataSource(ds)
-              .extraDomainLocations(extra)
-              .verifyAll(true)
-              .build()
-              .migrate();
-      assertThat(again.ok()).isTrue();
-      assertThat(again.counts().flywayRuns()).isZero();
-      assertThat(again.domains())
-          .allSatisfy(
-              r -> {
-                assertThat(r.state()).isEqualTo(SchemaState.CURRENT);
-                assertThat(r.pending()).isEmpty();
-              });
-    } finally {
-      PostgresExtension.dropDatabase(db);
-    }
+          // the repeatable's history row is matched by its description: nothing pending any more
+          MigrationReport again =
+              MigrationJob.builder()
+                  .dataSource(ds)
+                  .extraDomainLocations(extra)
+                  .verifyAll(true)
+                  .build()
+                  .migrate();
+          assertThat(again.ok()).isTrue();
+          assertThat(again.counts().flywayRuns()).isZero();
+          assertThat(again.domains())
+              .allSatisfy(
+                  r -> {
+                    assertThat(r.state()).isEqualTo(SchemaState.CURRENT);
+                    assertThat(r.pending()).isEmpty();
+                  });
+        });
   }
 
   @Test
   void a_schema_made_by_someone_else_after_the_check_is_brought_forward_by_flyway()
       throws Exception {
-    String db = PostgresExtension.newDatabase();
-    try {
-      raced(TestDatabases.dataSource(db));
-    } finally {
-      PostgresExtension.dropDatabase(db);
-    }
+    inNewDatabase(SchemaInstallerTest::raced);
   }
 
   private static void raced(DataSource ds) {
@@ -412,6 +395,22 @@ class SchemaInstallerTest {
     assertThat(r.versionAfter()).isEqualTo("6");
     assertThat(report.counts().installs()).isZero();
     assertThat(report.counts().flywayRuns()).isEqualTo(1);
+  }
+
+  /** A body run against a database of its own. */
+  @FunctionalInterface
+  private interface DatabaseTest {
+    void run(DataSource ds) throws Exception;
+  }
+
+  /** Runs a body against a new, empty database, dropped afterwards. */
+  private static void inNewDatabase(DatabaseTest body) throws Exception {
+    String db = PostgresExtension.newDatabase();
+    try {
+      body.run(TestDatabases.dataSource(db));
+    } finally {
+      PostgresExtension.dropDatabase(db);
+    }
   }
 
   private static boolean schemaExists(String schema) throws SQLException {

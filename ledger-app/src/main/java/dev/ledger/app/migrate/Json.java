@@ -42,11 +42,7 @@ public final class Json {
     doc.put("exitCode", exitCode);
     doc.put("ok", ok);
     doc.put("report", report);
-    try {
-      return MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(doc);
-    } catch (JsonProcessingException e) {
-      throw new IllegalStateException("a report could not be written as JSON", e);
-    }
+    return write(doc);
   }
 
   /**
@@ -65,10 +61,14 @@ public final class Json {
     doc.put("ok", false);
     doc.put("report", null);
     doc.put("error", error);
+    return write(doc);
+  }
+
+  private static String write(Map<String, Object> doc) {
     try {
       return MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(doc);
     } catch (JsonProcessingException e) {
-      throw new IllegalStateException("an error could not be written as JSON", e);
+      throw new IllegalStateException("a report could not be written as JSON", e);
     }
   }
 
