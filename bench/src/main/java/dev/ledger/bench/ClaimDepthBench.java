@@ -65,11 +65,22 @@ final class ClaimDepthBench {
       int ineligible = ctx.size(10_000, 100_000);
       int[] depths = ctx.quick() ? new int[] {1_000, 10_000} : new int[] {1_000, 10_000, 100_000};
       // warm-up, not reported: the JIT compiles both claims before the first measured scenario
-      scenario(ctx, pool, ledger, sql, Filter.NONE, 0, 1_000, ctx.size(40, 200), "warm-up");
+      measure(
+          ctx,
+          List.of(prepare(ctx, pool, ledger, sql, Filter.NONE, 0, 1_000, "warm-up")),
+          ctx.size(40, 200));
+      // the depths are measured in the same rounds, one after the other, so that what drifts over
+      // a run (caches, the JIT, background work) weighs on each depth alike
+      List<Queue> queues = new ArrayList<>();
+      for (int depth : depths) {
+        queues.add(prepare(ctx, pool, ledger, sql, Filter.NONE, 0, depth, null));
+      }
+      List<double[]> byDepth = measure(ctx, queues, samples);
       double[] depth1k = null;
       double[] deepest = null;
-      for (int depth : depths) {
-        double[] m = scenario(ctx, pool, ledger, sql, Filter.NONE, 0, depth, samples, null);
+      for (int d = 0; d < depths.length; d++) {
+        int depth = depths[d];
+        double[] m = byDepth.get(d);
         points.add(new Charts.Point(k(depth) + " admitted", m[0], m[1]));
         ctx.results()
             .add(
@@ -102,7 +113,12 @@ final class ClaimDepthBench {
                   "within 1.25x (ratio ≥ 0.8)",
                   depth1k[0] / deepest[0] >= 0.8));
       for (Filter f : new Filter[] {Filter.REQUIREMENTS, Filter.LABEL, Filter.DEPENDENCIES}) {
-        double[] m = scenario(ctx, pool, ledger, sql, f, ineligible, 1_000, samples, null);
+        double[] m =
+            measure(
+                    ctx,
+                    List.of(prepare(ctx, pool, ledger, sql, f, ineligible, 1_000, null)),
+                    samples)
+                .get(0);
         points.add(
             new Charts.Point(k(ineligible) + " " + f.name().toLowerCase(Locale.ROOT), m[0], m[1]));
         ctx.results()
@@ -123,7 +139,8 @@ final class ClaimDepthBench {
               "B3: p50 over up to "
                   + samples
                   + " claims per side and scenario (alternating rounds; a side stops a round after"
-                  + " 3 claims once its time budget is spent); every claim checked to"
+                  + " 3 claims once its time budget is spent; the depths share their rounds, each"
+                  + " depth's claims in turn); every claim checked to"
                   + " return an eligible task, none twice; EXPLAIN (ANALYZE, BUFFERS) of each"
                   + " scenario's claims in "
                   + ctx.out().resolve("explain-b3-*.txt"));
@@ -133,7 +150,21 @@ final class ClaimDepthBench {
     return points;
   }
 
-  private static double[] scenario(
+  /** One scenario's queue and what was measured on it. */
+  private record Queue(
+      HikariDataSource pool,
+      String name,
+      String domain,
+      String schema,
+      RawLedger raw,
+      Ledger ledger,
+      Set<String> eligibleIds,
+      Set<String> claimed,
+      List<Double> ours,
+      List<Double> naive) {}
+
+  /** Seeds a scenario's queue (not measured), analyzes it and writes its EXPLAIN. */
+  private static Queue prepare(
       Context ctx,
       HikariDataSource pool,
       Ledger ledger,
@@ -141,7 +172,6 @@ final class ClaimDepthBench {
       Filter filter,
       int ahead,
       int eligible,
-      int samples,
       String label)
       throws Exception {
     String name =
@@ -183,43 +213,70 @@ final class ClaimDepthBench {
     if (label == null) {
       explain(ctx, pool, raw, name);
     }
+    return new Queue(
+        pool,
+        name,
+        domain,
+        schema,
+        raw,
+        ledger,
+        eligibleIds,
+        new HashSet<>(),
+        new ArrayList<>(),
+        new ArrayList<>());
+  }
 
-    Set<String> claimed = new HashSet<>();
-    List<Double> ours = new ArrayList<>();
-    List<Double> naive = new ArrayList<>();
-    // round 0 warms up (5 claims a side, checked, not timed); rounds 1 and 2 alternate the order
+  /**
+   * Measures queues in the same rounds: round 0 warms up (5 claims a side, checked, not timed),
+   * rounds 1 and 2 alternate which side goes first; within a round each queue takes its turn.
+   *
+   * @return per queue, in order: {ours p50, naive p50} in ms
+   */
+  private static List<double[]> measure(Context ctx, List<Queue> queues, int samples)
+      throws Exception {
     int rounds = 3;
     double budgetSeconds = ctx.quick() ? 5 : 20;
     for (int r = 0; r < rounds; r++) {
-      for (int side = 0; side < 2; side++) {
-        boolean oursTurn = (side == 0) == (r % 2 == 0);
-        long deadline = System.nanoTime() + (long) (budgetSeconds * 1e9);
-        for (int i = 0; i < (r == 0 ? 5 : samples / 2); i++) {
-          if (r > 0 && i >= 3 && System.nanoTime() > deadline) {
-            break; // a slow side: at least 3 samples per round, then the time budget decides
+      for (Queue q : queues) {
+        for (int side = 0; side < 2; side++) {
+          boolean oursTurn = (side == 0) == (r % 2 == 0);
+          long deadline = System.nanoTime() + (long) (budgetSeconds * 1e9);
+          for (int i = 0; i < (r == 0 ? 5 : samples / 2); i++) {
+            if (r > 0 && i >= 3 && System.nanoTime() > deadline) {
+              break; // a slow side: at least 3 samples per round, then the time budget decides
+            }
+            claimOnce(q, oursTurn, r > 0);
           }
-          long t0 = System.nanoTime();
-          String id;
-          if (oursTurn) {
-            Optional<Lease> l = ledger.claimNext(domain, "b3", LEASE, MANIFEST, HANDLING);
-            id = l.map(Lease::taskId).orElse(null);
-          } else {
-            RawLedger.Claim c = raw.naiveClaim("b3", LEASE, MANIFEST, HANDLING);
-            id = c == null ? null : c.id();
-          }
-          double ms = (System.nanoTime() - t0) / 1e6;
-          if (r > 0) {
-            (oursTurn ? ours : naive).add(ms);
-          }
-          String who = "B3 " + name + (oursTurn ? " ours" : " naive");
-          Context.check(id != null, who + ": no task claimed though eligible ones remain");
-          Context.check(eligibleIds.contains(id), who + ": claimed ineligible task " + id);
-          Context.check(claimed.add(id), who + ": task " + id + " claimed twice");
         }
       }
     }
-    Context.checkClaims(pool, schema, "B3 " + name, claimed.size(), false);
-    return new double[] {p50(ours), p50(naive)};
+    List<double[]> out = new ArrayList<>();
+    for (Queue q : queues) {
+      Context.checkClaims(q.pool(), q.schema(), "B3 " + q.name(), q.claimed().size(), false);
+      out.add(new double[] {p50(q.ours()), p50(q.naive())});
+    }
+    return out;
+  }
+
+  /** One claim by one side, timed (when {@code timed}) and checked. */
+  private static void claimOnce(Queue q, boolean oursTurn, boolean timed) throws Exception {
+    long t0 = System.nanoTime();
+    String id;
+    if (oursTurn) {
+      Optional<Lease> l = q.ledger().claimNext(q.domain(), "b3", LEASE, MANIFEST, HANDLING);
+      id = l.map(Lease::taskId).orElse(null);
+    } else {
+      RawLedger.Claim c = q.raw().naiveClaim("b3", LEASE, MANIFEST, HANDLING);
+      id = c == null ? null : c.id();
+    }
+    double ms = (System.nanoTime() - t0) / 1e6;
+    if (timed) {
+      (oursTurn ? q.ours() : q.naive()).add(ms);
+    }
+    String who = "B3 " + q.name() + (oursTurn ? " ours" : " naive");
+    Context.check(id != null, who + ": no task claimed though eligible ones remain");
+    Context.check(q.eligibleIds().contains(id), who + ": claimed ineligible task " + id);
+    Context.check(q.claimed().add(id), who + ": task " + id + " claimed twice");
   }
 
   private static void explain(Context ctx, HikariDataSource pool, RawLedger raw, String name)
