@@ -31,7 +31,10 @@ import org.flywaydb.core.api.output.MigrateResult;
 import org.jooq.DSLContext;
 import org.jooq.ExecuteContext;
 import org.jooq.ExecuteListener;
+import org.jooq.Field;
+import org.jooq.Record3;
 import org.jooq.SQLDialect;
+import org.jooq.Table;
 import org.jooq.conf.Settings;
 import org.jooq.exception.DataAccessException;
 import org.jooq.impl.DSL;
@@ -355,7 +358,15 @@ public final class MigrationJob {
       Work directory = first.directory();
       boolean changed = false;
       if (directory.action.runs()) {
-        runOne(directory);
+        String refused = mayNotCreateIn(directorySchema);
+        if (refused != null) {
+          // fail at once: Flyway would retry creating its history table for 10 s first
+          directory.error = refused;
+          directory.ran = true;
+          ran.put(directory.schema, directory);
+        } else {
+          runOne(directory);
+        }
         changed = true;
       }
       if (first.census() != null) {
@@ -592,6 +603,47 @@ public final class MigrationJob {
           directorySchema + "." + SharedTables.EVENTS_KEPT,
           census.orphanEvents(),
           error);
+    }
+
+    /**
+     * Whether this run's role may create objects in a schema (or, when the schema does not exist,
+     * create it): one statement, {@code has_schema_privilege} or {@code has_database_privilege}.
+     *
+     * @return null when it may; else the error naming the role, the schema and the privilege needed
+     */
+    private String mayNotCreateIn(String schema) {
+      Table<?> ns = DSL.table(DSL.name("pg_catalog", "pg_namespace")).as("n");
+      Field<Object> oid = DSL.field(DSL.name("n", "oid"));
+      Field<Boolean> onSchema =
+          DSL.field(
+              DSL.select(
+                      DSL.function(
+                          "has_schema_privilege", Boolean.class, oid, DSL.inline("CREATE")))
+                  .from(ns)
+                  .where(DSL.field(DSL.name("n", "nspname"), String.class).eq(schema)));
+      Field<Boolean> exists =
+          DSL.field(
+              DSL.exists(
+                  DSL.selectOne()
+                      .from(ns)
+                      .where(DSL.field(DSL.name("n", "nspname"), String.class).eq(schema))));
+      Field<Boolean> onDatabase =
+          DSL.function(
+              "has_database_privilege",
+              Boolean.class,
+              DSL.function("current_database", String.class),
+              DSL.inline("CREATE"));
+      Record3<Boolean, Boolean, String> r =
+          plain.select(exists, DSL.coalesce(onSchema, onDatabase), DSL.currentUser()).fetchOne();
+      if (r == null || Boolean.TRUE.equals(r.value2())) {
+        return null;
+      }
+      return "role "
+          + r.value3()
+          + (Boolean.TRUE.equals(r.value1())
+              ? " may not create objects in schema " + schema + " (needs CREATE on that schema)"
+              : " may not create schema " + schema + " (needs CREATE on the database)")
+          + "; nothing was changed. Run the migration with a role that may, or grant it";
     }
 
     /** Runs Flyway on each work, {@code parallelism} at a time, each on its own connection. */
