@@ -562,7 +562,7 @@ public final class Fleet {
       if (lockTimeout == null || lockTimeout.isNegative() || lockTimeout.isZero()) {
         throw new IllegalArgumentException("lockTimeout: must be positive, was " + lockTimeout);
       }
-      MigrationSets.checkExtraLocations(extraDomainLocations);
+      MigrationSets.checkExtraLocations(extraDomainLocations, "extraDomainLocations");
       if (listener == null) {
         throw new IllegalArgumentException("listener: must not be null");
       }

@@ -233,6 +233,20 @@ public final class MigrationJob {
     }
   }
 
+  /**
+   * Checks extra domain locations as {@link Builder#build()} does, for a caller that names them
+   * otherwise (a command-line flag) and wants them checked before it opens a database.
+   *
+   * @param locations the locations, e.g. {@code classpath:db/extra}, {@code
+   *     filesystem:/opt/ledger/extra}
+   * @param field how the caller's input names them, e.g. {@code --domain-location}
+   * @throws IllegalArgumentException naming the field and the location, when one is blank or a
+   *     {@code classpath:} or {@code filesystem:} location is no existing folder
+   */
+  public static void checkDomainLocations(List<String> locations, String field) {
+    MigrationSets.checkExtraLocations(locations, field);
+  }
+
   private MigrationException unavailable(String message, String sqlState) {
     return new MigrationException(
         MigrationException.Reason.DATABASE_UNAVAILABLE,
@@ -1273,7 +1287,7 @@ public final class MigrationJob {
       if (lockTimeout == null || lockTimeout.isNegative() || lockTimeout.isZero()) {
         throw new IllegalArgumentException("lockTimeout: must be positive, was " + lockTimeout);
       }
-      MigrationSets.checkExtraLocations(extraDomainLocations);
+      MigrationSets.checkExtraLocations(extraDomainLocations, "extraDomainLocations");
       if (listener == null) {
         throw new IllegalArgumentException("listener: must not be null");
       }

@@ -54,12 +54,14 @@ final class MigrationSets {
    * runs without it, so a typo would go unnoticed).
    *
    * @param locations the extra locations
-   * @throws IllegalArgumentException naming the field {@code extraDomainLocations} and the location
+   * @param field how the caller's input names them, for the message (e.g. {@code
+   *     extraDomainLocations}, {@code --domain-location})
+   * @throws IllegalArgumentException naming the field and the location
    */
-  static void checkExtraLocations(List<String> locations) {
+  static void checkExtraLocations(List<String> locations, String field) {
     for (String location : locations) {
       if (location == null || location.isBlank()) {
-        throw new IllegalArgumentException("extraDomainLocations: must not hold blank entries");
+        throw new IllegalArgumentException(field + ": must not be blank");
       }
       String folder = null;
       boolean exists = true;
@@ -76,7 +78,8 @@ final class MigrationSets {
       }
       if (!exists) {
         throw new IllegalArgumentException(
-            "extraDomainLocations: "
+            field
+                + ": "
                 + location
                 + " is no folder"
                 + (location.startsWith("filesystem:") ? "" : " on the class path")

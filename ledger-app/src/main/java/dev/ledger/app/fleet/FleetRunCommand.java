@@ -9,6 +9,7 @@ import dev.ledger.app.migrate.RedactingCommand;
 import dev.ledger.app.migrate.ReportText;
 import dev.ledger.migrate.Fleet;
 import dev.ledger.migrate.FleetReport;
+import dev.ledger.migrate.MigrationJob;
 import dev.ledger.migrate.Operation;
 import dev.ledger.migrate.TenantReport;
 import java.time.Duration;
@@ -87,6 +88,7 @@ abstract class FleetRunCommand extends RedactingCommand {
 
   @Override
   protected int run() {
+    MigrationJob.checkDomainLocations(domainLocations, "--domain-location");
     FleetReport report;
     try (HikariDataSource ds = control.open(this::secret);
         Progress progress = Progress.on(err(), commandName(), "tenants")) {

@@ -33,6 +33,7 @@ abstract class JobCommand extends RedactingCommand {
 
   @Override
   protected int run() throws Exception {
+    MigrationJob.checkDomainLocations(options.domainLocations(), "--domain-location");
     int parallelism = parallelism();
     try (DatabaseOptions.OpenDatabase db = database.open(parallelism + 2);
         Progress progress = Progress.on(err(), commandName(), "schemas")) {

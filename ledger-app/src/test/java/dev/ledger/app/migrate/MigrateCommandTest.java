@@ -134,6 +134,22 @@ class MigrateCommandTest {
   }
 
   @Test
+  void a_domain_location_that_is_no_folder_is_a_usage_error_naming_the_flag() {
+    Cli.Result result =
+        Cli.run(
+            "migrate",
+            "--url",
+            "jdbc:postgresql://127.0.0.1:1/never-opened?user=postgres",
+            "--domain-location",
+            "classpath:db/no-such-folder");
+    assertThat(result.exit()).isEqualTo(ExitCodes.USAGE);
+    assertThat(result.err())
+        .contains(
+            "--domain-location: classpath:db/no-such-folder is no folder on the class path; give"
+                + " an existing classpath:FOLDER or filesystem:/PATH");
+  }
+
+  @Test
   void credentials_before_the_host_are_a_usage_error_and_are_never_echoed() {
     for (String command : List.of("migrate", "plan", "status")) {
       Cli.Result result =
