@@ -5,6 +5,7 @@ import dev.ledger.schema.LedgerMigrations;
 import dev.ledger.schema.RenderMappedDsl;
 import dev.ledger.schema.SchemaInstaller;
 import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
@@ -23,9 +24,11 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 import org.flywaydb.core.api.FlywayException;
+import org.flywaydb.core.api.MigrationVersion;
 import org.flywaydb.core.api.configuration.FluentConfiguration;
 import org.flywaydb.core.api.output.MigrateResult;
 import org.jooq.DSLContext;
@@ -290,8 +293,7 @@ public final class MigrationJob {
     private final AtomicInteger statements = new AtomicInteger();
     private final AtomicInteger flywayRuns = new AtomicInteger();
     private final AtomicInteger installs = new AtomicInteger();
-    private final java.util.concurrent.atomic.AtomicBoolean newSchemasReasonLogged =
-        new java.util.concurrent.atomic.AtomicBoolean();
+    private final AtomicBoolean newSchemasReasonLogged = new AtomicBoolean();
     private final DSLContext plain;
     private final RenderMappedDsl mapped;
     private final Catalog catalog;
@@ -763,12 +765,10 @@ public final class MigrationJob {
           || w.pending.isEmpty()) {
         return false;
       }
-      org.flywaydb.core.api.MigrationVersion from =
-          org.flywaydb.core.api.MigrationVersion.fromVersion(w.versionBefore);
+      MigrationVersion from = MigrationVersion.fromVersion(w.versionBefore);
       List<String> after =
           sets.domain(dataSource).versioned().keySet().stream()
-              .filter(
-                  v -> org.flywaydb.core.api.MigrationVersion.fromVersion(v).compareTo(from) > 0)
+              .filter(v -> MigrationVersion.fromVersion(v).compareTo(from) > 0)
               .toList();
       return after.equals(w.pending);
     }
@@ -794,7 +794,7 @@ public final class MigrationJob {
         }
         return false;
       }
-      try (java.sql.Connection connection = dataSource.getConnection()) {
+      try (Connection connection = dataSource.getConnection()) {
         w.applied =
             w.action == Work.Action.CREATE
                 ? how.installer().install(connection, w.schema)

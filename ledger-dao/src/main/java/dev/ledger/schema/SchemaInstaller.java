@@ -157,21 +157,7 @@ public final class SchemaInstaller {
     for (Migration m : migrations) {
       scriptNames.add(m.script());
     }
-    Map<String, String> texts = new HashMap<>();
-    for (String location : locations) {
-      for (Map.Entry<String, byte[]> file : ScriptLocation.files(loader, location).entrySet()) {
-        if (!scriptNames.contains(file.getKey())) {
-          throw new NotInstallableException(
-              "location "
-                  + location
-                  + " holds "
-                  + file.getKey()
-                  + ", which is no migration of the set (a callback, a script configuration or a"
-                  + " Java migration?); Flyway runs it");
-        }
-        texts.putIfAbsent(file.getKey(), new String(file.getValue(), StandardCharsets.UTF_8));
-      }
-    }
+    Map<String, String> texts = texts(loader, locations, scriptNames);
     List<Script> scripts = new ArrayList<>();
     for (Migration m : migrations) {
       String label = (m.version() == null ? "R" : "V" + m.version()) + " (" + m.script() + ")";
@@ -431,15 +417,6 @@ public final class SchemaInstaller {
   }
 
   /**
-   * The versions this installer applies, in order.
-   *
-   * @return e.g. {@code [1, 2, 3, 4, 5, 6]}
-   */
-  public List<String> versions() {
-    return versions(scripts);
-  }
-
-  /**
    * Flyway's checksum of a script's text: CRC32 over the UTF-8 bytes of each line, without its line
    * break, a byte-order mark at a line's start left out (Flyway 13's {@code ChecksumCalculator}).
    *
@@ -520,9 +497,27 @@ public final class SchemaInstaller {
    */
   public static Map<String, String> scriptTexts(ClassLoader loader, List<String> locations)
       throws NotInstallableException {
+    return texts(loader, locations, null);
+  }
+
+  /**
+   * The texts of the locations' files; with {@code only}, refused when a location holds a file not
+   * named there (a callback, a script configuration, a Java migration).
+   */
+  private static Map<String, String> texts(
+      ClassLoader loader, List<String> locations, Set<String> only) throws NotInstallableException {
     Map<String, String> texts = new HashMap<>();
     for (String location : locations) {
       for (Map.Entry<String, byte[]> file : ScriptLocation.files(loader, location).entrySet()) {
+        if (only != null && !only.contains(file.getKey())) {
+          throw new NotInstallableException(
+              "location "
+                  + location
+                  + " holds "
+                  + file.getKey()
+                  + ", which is no migration of the set (a callback, a script configuration or a"
+                  + " Java migration?); Flyway runs it");
+        }
         texts.putIfAbsent(file.getKey(), new String(file.getValue(), StandardCharsets.UTF_8));
       }
     }
