@@ -56,13 +56,13 @@ public final class LedgerMigrations {
    * The latest version of the directory set this code was built with (a test checks it against the
    * scripts on the class path).
    */
-  public static final String DIRECTORY_VERSION = "4";
+  public static final String DIRECTORY_VERSION = "5";
 
   /**
    * The latest version of the domain set this code was built with (a test checks it against the
    * scripts on the class path).
    */
-  public static final String DOMAIN_VERSION = "6";
+  public static final String DOMAIN_VERSION = "7";
 
   private LedgerMigrations() {}
 
