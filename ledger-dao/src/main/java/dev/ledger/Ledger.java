@@ -157,6 +157,9 @@ public final class Ledger {
                 .transaction(
                     cfg -> {
                       DSLContext tx = cfg.dsl();
+                      // the domain's lock, as the reference's filing takes it: a replay or a scrub
+                      // of the domain in progress finishes first
+                      Directory.lockDomain(tx, spec.domain());
                       Instant now = now();
                       appendOnly(tx, id, now, new Event.Created(id, spec));
                       TasksRecord row = Projection.created(id, now, spec);
@@ -614,11 +617,19 @@ public final class Ledger {
    * COPY ... FROM STDIN}. Until it commits, readers see the old projection. Holds one domain's task
    * rows in memory at a time. Ports {@code rebuild}.
    *
+   * <p>Locks: every domain's lock (the reference's {@code pg_advisory_xact_lock(hashtext(
+   * 'ledger_domain:' || domain))}) is taken first, in domain order, and held until the replay
+   * commits, as the reference's {@code rebuild} holds each: a scrub, a filing or a promotion of any
+   * domain, by this ledger or the reference stack, waits for the replay and then works on the
+   * rebuilt projection. Claims and transitions by id take no domain lock; they wait on the rows the
+   * replay rewrote.
+   *
    * @return how many events were replayed
    * @throws LedgerStorageException when the database fails or refuses a replayed row (e.g. a
    *     duplicate key from a hand-edited log; the SQLState is kept)
-   * @throws LedgerException when a stored event is not format v1, or a replayed value cannot be
-   *     stored (a U+0000 in a text); the message names the task or the column, never the value
+   * @throws LedgerException when a stored event is not format v1, a task has two {@code created}
+   *     events, or a replayed value cannot be stored (a U+0000 in a text); the message names the
+   *     task or the column, never the value; nothing is changed
    */
   public long rebuild() {
     return run(
@@ -631,6 +642,7 @@ public final class Ledger {
                       cfg -> {
                         long count = 0;
                         DSLContext any = cfg.dsl();
+                        Replay.begin(any, domains);
                         for (String domain : domains) {
                           String schema = directory.schemaOf(domain).orElseThrow();
                           count += Replay.domain(onSameTransaction(any, domain), domain, schema);
@@ -638,6 +650,7 @@ public final class Ledger {
                         for (String domain : domains) {
                           ClaimIndex.recomputeBlocked(onSameTransaction(any, domain));
                         }
+                        Replay.finish(any);
                         return count;
                       });
           directory.forget();
@@ -1206,12 +1219,7 @@ public final class Ledger {
   }
 
   private static void checkRedaction(Redaction redaction) {
-    if (redaction == null) {
-      throw new InvalidInputException("redaction", "must not be null");
-    }
-    Validation.required("redaction.title", redaction.title(), Validation.MAX_TITLE);
-    Validation.text("redaction.body", redaction.body(), Validation.MAX_BODY);
-    Validation.required("redaction.reason", redaction.reason(), Validation.MAX_BODY);
+    Validation.redaction(redaction);
   }
 
   // Slots of the statements rendered once per domain schema (RenderedStatement): the hot paths'.

@@ -182,4 +182,25 @@ public final class Validation {
       throw new InvalidInputException(field, e.getMessage());
     }
   }
+
+  /**
+   * Checks a redaction (what a scrub writes instead of the erased text): {@code redaction.title}
+   * and {@code redaction.reason} 1 to {@value #MAX_TITLE} and {@value #MAX_BODY} characters, {@code
+   * redaction.body} not null (it may be empty) and at most {@value #MAX_BODY} characters.
+   *
+   * @param redaction the redaction
+   * @throws InvalidInputException naming {@code redaction} or the invalid field; nothing is written
+   */
+  public static void redaction(Redaction redaction) {
+    if (redaction == null) {
+      throw new InvalidInputException("redaction", "must not be null");
+    }
+    required("redaction.title", redaction.title(), MAX_TITLE);
+    if (redaction.body() == null) {
+      throw new InvalidInputException(
+          "redaction.body", "must not be null (use \"\" for an empty body)");
+    }
+    text("redaction.body", redaction.body(), MAX_BODY);
+    required("redaction.reason", redaction.reason(), MAX_BODY);
+  }
 }

@@ -1,6 +1,7 @@
 package dev.ledger;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ledger.schema.DomainSchemas;
 import dev.ledger.testing.PostgresExtension;
@@ -26,7 +27,8 @@ class ErasureTest {
           "REASON-44d0",
           "HANDOFF-LEFT-b2b2",
           "HANDOFF-DONE-e5e5",
-          "WHY-0a0a");
+          "WHY-0a0a",
+          "RESCORE-WHY-3d3d");
 
   @Test
   void scrub_entry_leaves_the_erased_text_in_no_text_column_of_any_table() {
@@ -40,6 +42,7 @@ class ErasureTest {
                 .origin(origin, "e1")
                 .build());
     ledger.admit(done);
+    ledger.rescore(done, 1, SECRETS.get(6) + " too");
     Lease l = ledger.claim(done, "w", Duration.ofMinutes(1), List.of(), Label.PUBLIC);
     ledger.leaveHandoff(l, "h " + SECRETS.get(3));
     ledger.complete(l, "h " + SECRETS.get(4));
@@ -53,6 +56,7 @@ class ErasureTest {
                 .origin(origin, "e3")
                 .build());
     ledger.admit(open);
+    ledger.rescore(open, 9, "bumped: " + SECRETS.get(6));
     String unrelated = ledger.file(TaskSpec.builder("erase", "keep me").build());
     ledger.recordPromotion(
         new PromotionSpec(
@@ -90,6 +94,29 @@ class ErasureTest {
     ledger.rebuild();
     assertThat(occurrences(SECRETS)).isEmpty();
     assertThat(ledger.get(open).spec().title()).isEqualTo("[erased]");
+  }
+
+  @Test
+  void a_redaction_with_a_null_body_is_refused_naming_the_field_and_nothing_is_written() {
+    Ledger ledger = Ledger.open(PG.dataSource());
+    String id =
+        ledger.file(TaskSpec.builder("erase-null", "keep").origin("entry:nb", "e1").build());
+    long events = ledger.eventCount();
+
+    assertThatThrownBy(
+            () -> ledger.scrubTasks("erase-null", "entry:nb", new Redaction("[erased]", null, "r")))
+        .isInstanceOfSatisfying(
+            InvalidInputException.class, e -> assertThat(e.field()).isEqualTo("redaction.body"));
+    assertThatThrownBy(
+            () ->
+                ledger.scrubEntry(
+                    "erase-null", "nb", "entry:nb", new Redaction("[erased]", null, "r")))
+        .isInstanceOfSatisfying(
+            InvalidInputException.class, e -> assertThat(e.field()).isEqualTo("redaction.body"));
+
+    assertThat(ledger.eventCount()).isEqualTo(events);
+    assertThat(ledger.get(id).spec().title()).isEqualTo("keep");
+    assertThat(ledger.get(id).status()).isEqualTo(Status.PROPOSED);
   }
 
   /**

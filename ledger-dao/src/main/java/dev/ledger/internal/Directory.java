@@ -9,6 +9,7 @@ import dev.ledger.LedgerStorageException;
 import dev.ledger.SchemaVersionException;
 import dev.ledger.migrate.AdvisoryLocks;
 import dev.ledger.migrate.Provisioning;
+import dev.ledger.migrate.RuntimeAdoption;
 import dev.ledger.migrate.SessionLock;
 import dev.ledger.schema.DomainSchemas;
 import dev.ledger.schema.LedgerMigrations;
@@ -428,9 +429,13 @@ public final class Directory {
       throw ahead(schema, found.get(), DOMAIN_VERSION);
     }
     if (found.isEmpty() || found.get().compareTo(DOMAIN_VERSION) < 0) {
-      if (!runtimeDdl || found.isEmpty()) {
-        // no history at all: a reference-stack schema, which only the migration job adopts
+      if (!runtimeDdl) {
         throw behind(schema, found.orElse(null), DOMAIN_VERSION);
+      }
+      if (found.isEmpty()) {
+        // no history at all: a schema the reference stack made (its ensure_domain), adopted here
+        // as the migration job would adopt it
+        RuntimeAdoption.adopt(dataSource, dsl.directorySchema(), schema, PROVISION_WAIT);
       }
       LedgerMigrations.migrateDomain(dataSource, schema);
     }

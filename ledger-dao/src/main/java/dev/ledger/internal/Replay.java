@@ -5,6 +5,7 @@ import static dev.ledger.codegen.db.ledger_template.Tables.EVENTS;
 import static dev.ledger.codegen.db.ledger_template.Tables.PROMOTIONS;
 import static dev.ledger.codegen.db.ledger_template.Tables.TASKS;
 
+import dev.ledger.LedgerException;
 import dev.ledger.Status;
 import dev.ledger.codegen.db.ledger_directory.tables.records.LedgerTasksRecord;
 import dev.ledger.codegen.db.ledger_template.tables.records.PromotionsRecord;
@@ -58,19 +59,6 @@ public final class Replay {
     tx.deleteFrom(PROMOTIONS).execute();
     ClaimIndex.forgetDomain(tx, domain);
     tx.deleteFrom(LEDGER_TASKS).where(LEDGER_TASKS.DOMAIN.eq(domain)).execute();
-    // promotions.seq restarts, so a replay of a log gives the same seq values every time
-    tx.select(
-            DSL.function(
-                "setval",
-                Long.class,
-                DSL.function(
-                    "pg_get_serial_sequence",
-                    String.class,
-                    DSL.val(DSL.name(schema, "promotions").toString()),
-                    DSL.inline("seq")),
-                DSL.inline(1L),
-                DSL.inline(false)))
-        .fetch();
 
     Map<String, TasksRecord> tasks = new LinkedHashMap<>();
     List<PromotionsRecord> promotions = new ArrayList<>();
@@ -86,9 +74,20 @@ public final class Replay {
               Instant at = AT.from(row[2]);
               Event event = EventReader.read(taskId, row[1], row[3]);
               if (event instanceof Event.Created c) {
-                tasks.put(c.id(), Projection.created(c.id(), at, c.spec()));
+                if (tasks.putIfAbsent(c.id(), Projection.created(c.id(), at, c.spec())) != null) {
+                  throw new LedgerException(
+                      "replay of domain '"
+                          + domain
+                          + "': task "
+                          + c.id()
+                          + " has two created events; the log was edited by hand: remove the"
+                          + " second one, then replay");
+                }
               } else if (event instanceof Event.Promoted p) {
-                promotions.add(Projection.promoted(at, p.spec(), p.whyErased()));
+                // seq numbers the promotions in event order, 1, 2, ...: the same every replay
+                promotions.add(
+                    Projection.promoted(at, p.spec(), p.whyErased())
+                        .setSeq((long) promotions.size() + 1));
               } else {
                 TasksRecord task = tasks.get(taskId);
                 // as the reference's UPDATE of a missing row, an event of an unknown task changes
@@ -101,9 +100,8 @@ public final class Replay {
     // blocked is set by ClaimIndex.recomputeBlocked once every domain's routes are back
     ClaimIndex.rebuildDomain(tx, domain, tasks.values());
     CopyWriter.copy(tx, TASKS, List.of(TASKS.fields()), tasks.values());
-    List<Field<?>> promotionColumns = new ArrayList<>(List.of(PROMOTIONS.fields()));
-    promotionColumns.remove(PROMOTIONS.SEQ); // the sequence numbers them, in event order
-    CopyWriter.copy(tx, PROMOTIONS, promotionColumns, promotions);
+    CopyWriter.copy(tx, PROMOTIONS, List.of(PROMOTIONS.fields()), promotions);
+    advancePromotionSequence(tx, schema, promotions.size());
     List<LedgerTasksRecord> routes = new ArrayList<>(tasks.size());
     for (TasksRecord t : tasks.values()) {
       routes.add(
@@ -111,5 +109,66 @@ public final class Replay {
     }
     CopyWriter.copy(tx, LEDGER_TASKS, List.of(LEDGER_TASKS.fields()), routes);
     return n;
+  }
+
+  /**
+   * Starts a replay in the caller's transaction: takes every domain's lock (the reference's {@code
+   * lock_domain} key), in the order given, before anything is written, and holds them until the
+   * transaction ends, as the reference's {@code rebuild} does, so a scrub, a filing or a promotion
+   * of any of these domains (ours or the reference's, which take the same lock) waits for the
+   * replay and then sees the rebuilt projection. Taking them all first, in one order, means no
+   * other holder of one domain's lock can wait on rows this replay has already rewritten while the
+   * replay waits for its lock. Then sets the transaction-local {@code ledger.replay} to {@code on},
+   * which the triggers of directory V5 and domain V7 skip: the replay writes the derived state
+   * itself, in bulk ({@link #finish} turns it off again).
+   *
+   * @param tx a context in the replay's transaction
+   * @param domains every domain to replay, sorted (the order every multi-domain locker uses)
+   */
+  public static void begin(DSLContext tx, List<String> domains) {
+    for (String domain : domains) {
+      Directory.lockDomain(tx, domain);
+    }
+    replaySetting(tx, "on");
+  }
+
+  /**
+   * Ends a replay's bulk writing: the triggers that keep derived state right run again for the rest
+   * of the transaction (it may be the caller's, with more work to do in it).
+   *
+   * @param tx a context in the replay's transaction
+   */
+  public static void finish(DSLContext tx) {
+    replaySetting(tx, "off");
+  }
+
+  private static void replaySetting(DSLContext tx, String value) {
+    tx.select(
+            DSL.function(
+                "set_config",
+                String.class,
+                DSL.inline("ledger.replay"),
+                DSL.inline(value),
+                DSL.inline(true)))
+        .fetch();
+  }
+
+  /**
+   * Moves the promotions sequence to at least {@code replayed}, and never back: {@code setval} is
+   * not transactional, so a replay that rolls back must leave the sequence no lower than the rows
+   * that are still there (a reset to 1 made every later promotion of the domain fail with a
+   * duplicate key on {@code promotions_pkey}).
+   */
+  private static void advancePromotionSequence(DSLContext tx, String schema, long replayed) {
+    Field<String> sequence =
+        DSL.function(
+            "pg_get_serial_sequence",
+            String.class,
+            DSL.val(DSL.name(schema, "promotions").toString()),
+            DSL.inline("seq"));
+    Field<Long> last = DSL.field("pg_sequence_last_value({0}::regclass)", Long.class, sequence);
+    tx.select(DSL.function("setval", Long.class, sequence, DSL.val(replayed)))
+        .where(DSL.val(replayed).gt(DSL.coalesce(last, DSL.inline(0L))))
+        .fetch();
   }
 }

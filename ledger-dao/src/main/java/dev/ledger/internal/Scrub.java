@@ -63,7 +63,8 @@ public final class Scrub {
 
   /**
    * Rewrites one task's events and row to the redaction: the title and body it was filed with, the
-   * reason it was invalidated for, and each handoff left on it or completing it.
+   * reason it was invalidated for, each handoff left on it or completing it, and the why of each
+   * change of its priority.
    *
    * @param tx a context in a transaction, mapped to the task's domain schema
    * @param row the task's row, locked; updated in place
@@ -118,6 +119,9 @@ public final class Scrub {
       case "handoff_left":
       case "completed":
         return replace(payload, "handoff", redaction.reason());
+      case "rescored":
+        // the why of a priority change is free text too, and may quote the entry
+        return replace(payload, "why", redaction.reason());
       default:
         return false;
     }

@@ -140,7 +140,7 @@ class AdoptionTest {
                         + " AND tablename IN ('tasks', 'events')"))
             .isZero();
       }
-      assertReplayReproducesTheProjection(db, SHARED_DOMAINS, true);
+      assertReplayReproducesTheProjection(db, SHARED_DOMAINS);
       assertSecondRunIsANoOp(db, 3);
     } finally {
       PostgresExtension.dropDatabase(db);
@@ -263,12 +263,100 @@ class AdoptionTest {
         }
         assertThat(allEvents).isEqualTo(events);
       }
-      assertReplayReproducesTheProjection(db, domains, false);
+      assertReplayReproducesTheProjection(db, domains);
       assertSecondRunIsANoOp(db, domains.size());
     } finally {
       PostgresExtension.dropDatabase(db);
     }
   }
+
+  @Test
+  void adoption_normalises_time_text_so_the_first_replay_rewrites_nothing() throws Exception {
+    String db = PostgresExtension.newDatabase();
+    List<String> domains = List.of("acme", "ops.payments", "Ünïcode Team");
+    try {
+      Fixtures.load(db, Fixtures.DOMAIN_SCHEMAS);
+      String s = "\"" + DomainSchemas.schemaName("acme") + "\"";
+      try (Connection c = PostgresExtension.connect(db);
+          java.sql.Statement st = c.createStatement()) {
+        // widths and offsets older writers used, in the log and the projection alike: 3 and 9
+        // fractional digits, none, and a +09:00 offset (the same instant)
+        String[] forms = {
+          "regexp_replace(%s, '\\.([0-9]{3})[0-9]{3}Z$', '.\\1Z')",
+          "regexp_replace(%s, 'Z$', '789Z')",
+          "regexp_replace(%s, '\\.[0-9]{6}Z$', 'Z')",
+          "to_char(%s::timestamptz AT TIME ZONE 'Asia/Tokyo', 'YYYY-MM-DD\"T\"HH24:MI:SS.US')"
+              + " || '+09:00'"
+        };
+        for (int i = 0; i < forms.length; i++) {
+          String subset = "(abs(hashtext(id)) % 4 = " + i + ")";
+          String eventSubset = "(abs(hashtext(task_id)) % 4 = " + i + ")";
+          st.execute(
+              "UPDATE "
+                  + s
+                  + ".events SET at = "
+                  + forms[i].formatted("at")
+                  + " WHERE kind = 'created' AND "
+                  + eventSubset);
+          st.execute(
+              "UPDATE "
+                  + s
+                  + ".tasks SET created = "
+                  + forms[i].formatted("created")
+                  + " WHERE "
+                  + subset);
+          st.execute(
+              "UPDATE "
+                  + s
+                  + ".events SET payload = jsonb_set(payload::jsonb, '{until}',"
+                  + " to_jsonb("
+                  + forms[i].formatted("(payload::jsonb->>'until')")
+                  + "))::text"
+                  + " WHERE kind IN ('claimed', 'heartbeat') AND "
+                  + eventSubset);
+          st.execute(
+              "UPDATE "
+                  + s
+                  + ".tasks SET lease_until = "
+                  + forms[i].formatted("lease_until")
+                  + " WHERE lease_until IS NOT NULL AND "
+                  + subset);
+        }
+        assertThat(Fixtures.count(c, "SELECT count(*) FROM " + s + ".tasks" + NON_CANONICAL))
+            .isGreaterThan(20);
+        assertThat(
+                Fixtures.count(
+                    c,
+                    "SELECT count(*) FROM "
+                        + s
+                        + ".tasks WHERE lease_until IS NOT NULL AND"
+                        + " lease_until !~ '^[0-9-]{10}T[0-9:]{8}\\.[0-9]{6}Z$'"))
+            .isPositive();
+      }
+
+      MigrationReport report = job(db).migrate();
+
+      assertThat(report.ok()).as("%s", report.schemas()).isTrue();
+      try (Connection c = PostgresExtension.connect(db)) {
+        assertThat(Fixtures.count(c, "SELECT count(*) FROM " + s + ".tasks" + NON_CANONICAL))
+            .isZero();
+        assertThat(
+                Fixtures.count(
+                    c,
+                    "SELECT count(*) FROM "
+                        + s
+                        + ".tasks WHERE lease_until IS NOT NULL AND"
+                        + " lease_until !~ '^[0-9-]{10}T[0-9:]{8}\\.[0-9]{6}Z$'"))
+            .isZero();
+      }
+      assertReplayReproducesTheProjection(db, domains);
+    } finally {
+      PostgresExtension.dropDatabase(db);
+    }
+  }
+
+  private static final String NON_CANONICAL =
+      " WHERE created !~ '^[0-9-]{10}T[0-9:]{8}\\.[0-9]{6}Z$'";
 
   /** Every task of the domain is routed, and {@code completed} says whether it completed. */
   private static void assertCompletedRouted(
@@ -289,35 +377,24 @@ class AdoptionTest {
   }
 
   /**
-   * A replay ({@link Ledger#rebuild()}) gives back the projection the migration left, row for row:
-   * tasks, promotions, routes, claim classes and dependency edges. {@code tasks.blocked} is
-   * compared too where the job computed it (the shared-tables move); a schema upgraded in place to
-   * domain V6 starts with {@code blocked = false} by that migration's design, and the replay sets
-   * it, so there the test checks the replay set it exactly on the tasks with an open dependency.
+   * The first replay ({@link Ledger#rebuild()}) after the migration changes no row: tasks (their
+   * {@code blocked} flags included, which the migration computed), promotions, routes, claim
+   * classes and dependency edges. Some task is blocked, so the flags are really compared.
    */
-  private static void assertReplayReproducesTheProjection(
-      String db, List<String> domains, boolean blockedComputed) throws SQLException {
-    Map<String, List<List<String>>> before = projection(db, domains, blockedComputed);
+  private static void assertReplayReproducesTheProjection(String db, List<String> domains)
+      throws SQLException {
+    Map<String, List<List<String>>> before = projection(db, domains, true);
     Ledger ledger =
         Ledger.open(TestDatabases.dataSource(db), LedgerConfig.builder().runtimeDdl(false).build());
     assertThat(ledger.rebuild()).isPositive();
-    assertThat(projection(db, domains, blockedComputed)).isEqualTo(before);
-    if (!blockedComputed) {
-      try (Connection c = PostgresExtension.connect(db)) {
-        for (String domain : domains) {
-          String s = "\"" + DomainSchemas.schemaName(domain) + "\"";
-          assertThat(
-                  Fixtures.count(
-                      c,
-                      "SELECT count(*) FROM "
-                          + s
-                          + ".tasks t WHERE t.blocked <> EXISTS ("
-                          + "SELECT 1 FROM public.ledger_dependencies d"
-                          + " LEFT JOIN public.ledger_tasks r ON r.id = d.depends_on"
-                          + " WHERE d.task_id = t.id AND (r.completed IS NULL OR NOT r.completed))"))
-              .isZero();
-        }
+    assertThat(projection(db, domains, true)).isEqualTo(before);
+    try (Connection c = PostgresExtension.connect(db)) {
+      long blocked = 0;
+      for (String domain : domains) {
+        String s = "\"" + DomainSchemas.schemaName(domain) + "\"";
+        blocked += Fixtures.count(c, "SELECT count(*) FROM " + s + ".tasks WHERE blocked");
       }
+      assertThat(blocked).isPositive();
     }
   }
 
