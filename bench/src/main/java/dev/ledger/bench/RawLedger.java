@@ -112,14 +112,11 @@ final class RawLedger {
     try (Connection c = dataSource.getConnection()) {
       c.setAutoCommit(false);
       try {
-        event(c, file[0], id, "created", now, created(id, spec));
-        String requirements = Seeder.jsonArray(spec.requirements());
-        try (PreparedStatement p = c.prepareStatement(file[1])) {
-          p.setLong(1, spec.classification().rank());
-          p.setString(2, md5(requirements));
-          p.setString(3, requirements);
-          p.executeUpdate(); // on conflict do nothing: 0 or 1 row
+        try (PreparedStatement p = c.prepareStatement(file[0])) {
+          p.setString(1, spec.domain());
+          p.execute(); // the domain's lock, held to commit
         }
+        event(c, file[1], id, "created", now, created(id, spec));
         try (PreparedStatement p = c.prepareStatement(file[2])) {
           p.setString(1, id);
           p.setString(2, spec.domain());
@@ -425,9 +422,9 @@ final class RawLedger {
   }
 
   /**
-   * Completes a claimed task, fenced on holder and attempt as ours is, and looks for its blocked
-   * dependents as ours does (the baseline's tasks have none, so ours' unblocking update never runs
-   * on either side).
+   * Completes a claimed task, fenced on holder and attempt as ours is (the route's {@code
+   * completed} and the dependents' {@code blocked} are the database's triggers' work, on either
+   * side).
    *
    * @param id the task
    * @param holder the lease's holder
@@ -458,19 +455,6 @@ final class RawLedger {
           text(p, 3, null);
           p.setString(4, id);
           one(p.executeUpdate(), "update task");
-        }
-        try (PreparedStatement p = c.prepareStatement(complete[4])) {
-          p.setBoolean(1, true);
-          p.setString(2, id);
-          one(p.executeUpdate(), "update route");
-        }
-        try (PreparedStatement p = c.prepareStatement(complete[5])) {
-          p.setString(1, Seeder.jsonArray(List.of(id)));
-          try (ResultSet rs = p.executeQuery()) {
-            if (rs.next()) {
-              throw new BenchFailure("baseline complete: " + id + " has dependents");
-            }
-          }
         }
         c.commit();
       } catch (SQLException | RuntimeException e) {
@@ -503,17 +487,6 @@ final class RawLedger {
       p.setString(3, Rfc3339.format(at));
       p.setString(4, payload.toString());
       one(p.executeUpdate(), "insert event");
-    }
-  }
-
-  private static String md5(String text) {
-    try {
-      return java.util.HexFormat.of()
-          .formatHex(
-              java.security.MessageDigest.getInstance("MD5")
-                  .digest(text.getBytes(java.nio.charset.StandardCharsets.UTF_8)));
-    } catch (java.security.NoSuchAlgorithmException e) {
-      throw new IllegalStateException("every Java platform has MD5", e);
     }
   }
 

@@ -16,142 +16,25 @@ import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.Function;
 import org.jooq.DSLContext;
 import org.jooq.Field;
 import org.jooq.InsertValuesStep2;
 import org.jooq.InsertValuesStep3;
-import org.jooq.Record;
 import org.jooq.impl.DSL;
 
 /**
- * Upkeep of what makes a claim's cost flat (domain migration V6, directory migration V3): the
- * {@code blocked} flag of tasks with an open dependency, the dependency edges in {@code
- * ledger_dependencies}, and the domain's {@code claim_classes}. All of it is derived from the
- * events; replay rebuilds it with {@link #rebuildDomain} and {@link #recomputeBlocked}.
- *
- * <p>Races between filing a task and completing its dependency are closed by row locks on {@code
- * ledger_tasks}: the filer reads its dependencies' {@code completed} flags {@code FOR SHARE} after
- * writing its edges; the completer sets its flag before reading the edges, so one of the two sees
- * the other's committed write. Two dependencies completing at once are serialised on the
- * dependent's row, locked before it is re-checked.
+ * The replay's half of what makes a claim's cost flat (domain migration V6, directory migration
+ * V3): the {@code blocked} flag of tasks with an open dependency, the dependency edges in {@code
+ * ledger_dependencies}, and the domain's {@code claim_classes}, all derived from the events. Live
+ * writes (ours and the reference stack's) keep them right through the database's triggers (domain
+ * V7, directory V5), which a replay skips; a replay rebuilds them in bulk here with {@link
+ * #rebuildDomain} and {@link #recomputeBlocked}.
  */
 public final class ClaimIndex {
 
   private static final StringListConverter LIST = new StringListConverter();
 
-  private static final RenderedStatement.Slot<Long> CLASS_RANK =
-      RenderedStatement.Slot.of("label_rank", CLAIM_CLASSES.LABEL_RANK.getDataType());
-  private static final RenderedStatement.Slot<String> CLASS_MD5 =
-      RenderedStatement.Slot.of("requirements_md5", CLAIM_CLASSES.REQUIREMENTS_MD5.getDataType());
-  private static final RenderedStatement.Slot<String> CLASS_REQUIREMENTS =
-      RenderedStatement.Slot.of("requirements", CLAIM_CLASSES.REQUIREMENTS.getDataType());
-  private static final RenderedStatement.Slot<String> DEPENDENCY =
-      RenderedStatement.Slot.of("depends_on", LEDGER_DEPENDENCIES.DEPENDS_ON.getDataType());
-
   private ClaimIndex() {}
-
-  /**
-   * Records what a new task adds before its row is inserted: its claim class, its dependency edges,
-   * and its {@code blocked} flag (set on {@code row}).
-   *
-   * @param tx a context in the filing transaction, mapped to the task's domain schema
-   * @param statements the ledger's rendered statements
-   * @param row the new task's row, not yet inserted; its {@code blocked} is set here
-   */
-  public static void filed(DSLContext tx, RenderedStatement.Cache statements, TasksRecord row) {
-    String requirements = LIST.to(row.getRequirements());
-    statements
-        .get(
-            tx,
-            "insert claim class",
-            () ->
-                DSL.insertInto(CLAIM_CLASSES)
-                    .set(CLAIM_CLASSES.LABEL_RANK, CLASS_RANK.field())
-                    .set(CLAIM_CLASSES.REQUIREMENTS_MD5, CLASS_MD5.field())
-                    .set(CLAIM_CLASSES.REQUIREMENTS, CLASS_REQUIREMENTS.field())
-                    .onConflictDoNothing(),
-            List.of(CLASS_RANK, CLASS_MD5, CLASS_REQUIREMENTS))
-        .execute(tx, row.getLabelRank(), md5(requirements), requirements);
-    List<String> deps = row.getDependsOn();
-    if (deps.isEmpty()) {
-      row.setBlocked(false);
-      return;
-    }
-    InsertValuesStep2<?, String, String> edges =
-        tx.insertInto(
-            LEDGER_DEPENDENCIES, LEDGER_DEPENDENCIES.DEPENDS_ON, LEDGER_DEPENDENCIES.TASK_ID);
-    for (String dep : deps) {
-      edges = edges.values(dep, row.getId());
-    }
-    edges.onConflictDoNothing().execute();
-    long done =
-        tx.select(LEDGER_TASKS.ID)
-            .from(LEDGER_TASKS)
-            .where(LEDGER_TASKS.ID.in(deps))
-            .and(LEDGER_TASKS.COMPLETED.isTrue())
-            .forShare()
-            .fetch()
-            .size();
-    row.setBlocked(done < deps.size());
-  }
-
-  /**
-   * Clears {@code blocked} on the tasks, of any domain, whose last open dependency {@code id} just
-   * completed. Call after {@code ledger_tasks.completed} is set for {@code id}, in the same
-   * transaction.
-   *
-   * @param tx a context in the completing transaction
-   * @param statements the ledger's rendered statements
-   * @param id the task that completed
-   * @param forSchema a context on the same transaction mapped to a domain's schema, by domain
-   */
-  public static void completed(
-      DSLContext tx,
-      RenderedStatement.Cache statements,
-      String id,
-      Function<String, DSLContext> forSchema) {
-    Map<String, List<String>> byDomain = new LinkedHashMap<>();
-    for (Record r :
-        statements
-            .get(
-                tx,
-                "dependents of task",
-                () ->
-                    DSL.select(LEDGER_DEPENDENCIES.TASK_ID, LEDGER_TASKS.DOMAIN)
-                        .from(LEDGER_DEPENDENCIES)
-                        .join(LEDGER_TASKS)
-                        .on(LEDGER_TASKS.ID.eq(LEDGER_DEPENDENCIES.TASK_ID))
-                        .where(LEDGER_DEPENDENCIES.DEPENDS_ON.eq(DEPENDENCY.field()))
-                        .orderBy(LEDGER_DEPENDENCIES.TASK_ID),
-                List.of(DEPENDENCY))
-            .fetch(tx, new Field<?>[] {LEDGER_DEPENDENCIES.TASK_ID, LEDGER_TASKS.DOMAIN}, id)) {
-      byDomain
-          .computeIfAbsent(r.get(LEDGER_TASKS.DOMAIN), d -> new java.util.ArrayList<>())
-          .add(r.get(LEDGER_DEPENDENCIES.TASK_ID));
-    }
-    for (Map.Entry<String, List<String>> e : byDomain.entrySet()) {
-      DSLContext domain = forSchema.apply(e.getKey());
-      List<String> locked =
-          domain
-              .select(TASKS.ID)
-              .from(TASKS)
-              .where(TASKS.ID.in(e.getValue()))
-              .and(TASKS.BLOCKED.isTrue())
-              .orderBy(TASKS.ID)
-              .forUpdate()
-              .fetch(TASKS.ID);
-      if (!locked.isEmpty()) {
-        // a fresh statement after the locks: it sees every dependency completed and committed
-        domain
-            .update(TASKS)
-            .set(TASKS.BLOCKED, false)
-            .where(TASKS.ID.in(locked))
-            .and(DSL.notExists(openDependency(TASKS.ID)))
-            .execute();
-      }
-    }
-  }
 
   /**
    * Rebuilds a domain's claim classes and dependency edges from its (replayed) task rows. Call

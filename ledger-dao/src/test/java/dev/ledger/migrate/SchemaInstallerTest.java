@@ -97,7 +97,8 @@ class SchemaInstallerTest {
       assertThat(c.getAutoCommit()).isTrue();
     }
 
-    assertThat(applied).containsExactlyElementsOf(TestDatabases.versions(1, LedgerMigrations.DOMAIN_VERSION));
+    assertThat(applied)
+        .containsExactlyElementsOf(TestDatabases.versions(1, LedgerMigrations.DOMAIN_VERSION));
     assertThat(catalog(installed)).isNotEmpty().isEqualTo(catalog(byFlyway));
     assertThat(history(installed)).hasSize(8).isEqualTo(history(byFlyway));
     MigrateResult again = LedgerMigrations.migrateDomain(ds(), installed);
@@ -263,7 +264,8 @@ class SchemaInstallerTest {
               .findFirst()
               .orElseThrow();
       assertThat(r.state()).isEqualTo(SchemaState.CREATED);
-      assertThat(r.applied()).containsExactlyElementsOf(TestDatabases.versions(1, LedgerMigrations.DOMAIN_VERSION));
+      assertThat(r.applied())
+          .containsExactlyElementsOf(TestDatabases.versions(1, LedgerMigrations.DOMAIN_VERSION));
       assertThat(r.versionAfter()).isEqualTo(LedgerMigrations.DOMAIN_VERSION);
       assertThat(r.checksums()).isEqualTo(ChecksumState.MATCH);
     }
