@@ -6,7 +6,7 @@
 --   ./mvnw -B -ntp verify -Dledger.schema.update=true
 -- and commit it together with the migration.
 
--- Directory set (db/ledger/directory), in the directory schema, at version 4
+-- Directory set (db/ledger/directory), in the directory schema, at version 5
 
 CREATE TABLE ledger_dependencies (
     depends_on text NOT NULL,
@@ -42,7 +42,7 @@ CREATE TABLE ledger_tasks (
 
 ALTER TABLE ledger_tasks ADD CONSTRAINT ledger_tasks_domain_fkey FOREIGN KEY (domain) REFERENCES ledger_domains(domain);
 
--- Domain set (db/ledger/domain), in each domain schema, at version 6
+-- Domain set (db/ledger/domain), in each domain schema, at version 7
 
 CREATE SEQUENCE events_seq_seq AS bigint START WITH 1 INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 CACHE 1 NO CYCLE;
 

@@ -89,7 +89,7 @@ class SchemaInstallerTest {
     String byFlyway = DomainSchemas.schemaName("made-by-flyway");
     String installed = DomainSchemas.schemaName("made-by-install");
     MigrateResult flyway = LedgerMigrations.migrateDomain(ds(), byFlyway);
-    assertThat(flyway.migrationsExecuted).isEqualTo(6);
+    assertThat(flyway.migrationsExecuted).isEqualTo(7);
 
     List<String> applied;
     try (Connection c = ds().getConnection()) {
