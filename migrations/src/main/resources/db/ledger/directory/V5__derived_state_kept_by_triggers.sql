@@ -12,11 +12,17 @@
 --
 -- A replay (`Ledger.rebuild`) recomputes everything itself in bulk: it sets the transaction-local
 -- setting ledger.replay to 'on', and the triggers' WHEN clauses skip it.
+-- A dependent's open dependencies are looked up by the dependent (task_id); the key serves lookups
+-- by the dependency.
+CREATE INDEX IF NOT EXISTS ledger_dependencies_task
+    ON "${flyway:defaultSchema}".ledger_dependencies (task_id);
+
 CREATE OR REPLACE FUNCTION "${flyway:defaultSchema}".ledger_route_changed() RETURNS trigger
 LANGUAGE plpgsql AS $$
 DECLARE
     changed text;
     d RECORD;
+    x RECORD;
 BEGIN
     IF TG_OP = 'DELETE' THEN
         changed := OLD.id;
@@ -40,16 +46,20 @@ BEGIN
                 'SELECT count(*) FROM (SELECT 1 FROM %s.tasks WHERE id = ANY ($1)
                   ORDER BY id FOR UPDATE) locked', d.schema)
                 USING d.ids;
-            EXECUTE format(
-                'UPDATE %s.tasks t SET blocked = x.open
-                   FROM (SELECT u.id, EXISTS (
-                                SELECT 1 FROM %I.ledger_dependencies e
-                                  LEFT JOIN %I.ledger_tasks r ON r.id = e.depends_on
-                                 WHERE e.task_id = u.id AND r.completed IS NOT TRUE) AS open
-                           FROM unnest($1) AS u(id)) x
-                  WHERE t.id = x.id AND t.blocked IS DISTINCT FROM x.open',
-                d.schema, '${flyway:defaultSchema}', '${flyway:defaultSchema}')
-                USING d.ids;
+            -- a fresh statement after the locks: it sees every completion committed meanwhile
+            FOR x IN
+                SELECT u.id, EXISTS (
+                           SELECT 1 FROM "${flyway:defaultSchema}".ledger_dependencies e
+                             LEFT JOIN "${flyway:defaultSchema}".ledger_tasks r
+                                    ON r.id = e.depends_on
+                            WHERE e.task_id = u.id AND r.completed IS NOT TRUE) AS open
+                  FROM unnest(d.ids) AS u(id)
+            LOOP
+                EXECUTE format(
+                    'UPDATE %s.tasks SET blocked = $2
+                      WHERE id = $1 AND blocked IS DISTINCT FROM $2', d.schema)
+                    USING x.id, x.open;
+            END LOOP;
         END IF;
     END LOOP;
     RETURN NULL;
