@@ -76,7 +76,13 @@ class LedgerHistoryTest {
             "tasks column blocked added safe",
             "tasks index tasks_by_origin added locking",
             "tasks index tasks_claim_class added locking",
-            "tasks index tasks_claimable added locking");
+            "tasks index tasks_claimable added locking",
+            "- function ledger_directory_of(domain_schema text) added safe",
+            "- function ledger_task_filed() added safe",
+            "- function ledger_task_status_changed() added safe",
+            "tasks trigger ledger_task_filed on tasks added safe",
+            "tasks trigger ledger_task_inserted_completed on tasks added safe",
+            "tasks trigger ledger_task_status_changed on tasks added safe");
     Map<String, String> after = new HashMap<>();
     for (JsonNode c : result.json().get("changes")) {
       after.put(c.get("name").asText(), c.get("after").asText());
@@ -92,7 +98,7 @@ class LedgerHistoryTest {
     assertThat(after.get("tasks_by_origin")).isEqualTo("btree (origin) WHERE origin IS NOT NULL");
     assertThat(result.json().get("verdict").asText())
         .isEqualTo(
-            "Schema diff: 25 changes (3 locking, 22 safe); checked: the base plus this SQL gives"
+            "Schema diff: 31 changes (3 locking, 28 safe); checked: the base plus this SQL gives"
                 + " exactly the head.");
   }
 
@@ -131,7 +137,13 @@ class LedgerHistoryTest {
             "tasks column blocked added safe",
             "tasks index tasks_by_origin added locking",
             "tasks index tasks_claim_class added locking",
-            "tasks index tasks_claimable added locking");
+            "tasks index tasks_claimable added locking",
+            "- function ledger_directory_of(domain_schema text) added safe",
+            "- function ledger_task_filed() added safe",
+            "- function ledger_task_status_changed() added safe",
+            "tasks trigger ledger_task_filed on tasks added safe",
+            "tasks trigger ledger_task_inserted_completed on tasks added safe",
+            "tasks trigger ledger_task_status_changed on tasks added safe");
     JsonNode version = result.json().get("changes").get(7);
     assertThat(version.get("before").asText()).isEqualTo("UNIQUE btree (entry, tier, digest)");
     assertThat(version.get("after").asText())
@@ -165,6 +177,7 @@ class LedgerHistoryTest {
             "ledger_dependencies column depends_on added safe",
             "ledger_dependencies column task_id added safe",
             "ledger_dependencies constraint ledger_dependencies_pkey added safe",
+            "ledger_dependencies index ledger_dependencies_task added safe",
             "ledger_schema_state table ledger_schema_state added safe",
             "ledger_schema_state column schema_name added safe",
             "ledger_schema_state column kind added safe",
@@ -175,8 +188,12 @@ class LedgerHistoryTest {
             "ledger_schema_state column recorded_at added safe",
             "ledger_schema_state constraint ledger_schema_state_kind_check added safe",
             "ledger_schema_state constraint ledger_schema_state_pkey added safe",
-            "ledger_tasks column completed added safe");
-    JsonNode change = result.json().get("changes").get(14);
+            "ledger_tasks column completed added safe",
+            "- function ledger_route_changed() added safe",
+            "ledger_tasks trigger ledger_route_completed_changed on ledger_tasks added safe",
+            "ledger_tasks trigger ledger_route_completed_deleted on ledger_tasks added safe",
+            "ledger_tasks trigger ledger_route_completed_inserted on ledger_tasks added safe");
+    JsonNode change = result.json().get("changes").get(15);
     assertThat(change.get("table").asText()).isEqualTo("ledger_tasks");
     assertThat(change.get("name").asText()).isEqualTo("completed");
     assertThat(change.get("after").asText()).isEqualTo("boolean DEFAULT false NOT NULL");
