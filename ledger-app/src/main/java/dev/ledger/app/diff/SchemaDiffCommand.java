@@ -27,8 +27,9 @@ import picocli.CommandLine.Spec;
  *
  * <p>Exit codes, for CI: {@value #NO_FAILURE} no difference or only differences {@code --fail-on}
  * allows; {@value #RULE_TRIPPED} the {@code --fail-on} rule tripped; {@value #ERROR} usage error, a
- * migration that fails, or a database error. Errors are one line on standard error; {@code
- * --verbose} adds the stack trace and Flyway's log.
+ * migration that fails, or a database error; {@value #UNVERIFIED} the SQL is not safe to run as
+ * printed (refused, or failing or inexact when checked on a scratch schema). Errors are one line on
+ * standard error; {@code --verbose} adds the stack trace and Flyway's log.
  */
 @Command(
     name = "schema-diff",
@@ -51,9 +52,11 @@ import picocli.CommandLine.Spec;
     },
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
-      "0:no difference, or only differences --fail-on allows",
-      "1:the --fail-on rule tripped",
-      "2:usage error, failing migration or database error"
+      "0:no difference, or only differences --fail-on allows (the SQL checked)",
+      "1:the --fail-on rule tripped (the SQL checked)",
+      "2:usage error, failing migration or database error",
+      "3:the SQL is not safe to run as printed: a change is refused, or checked on a scratch"
+          + " schema the SQL failed or did not reach the head"
     })
 public final class SchemaDiffCommand implements Callable<Integer> {
 
@@ -65,6 +68,12 @@ public final class SchemaDiffCommand implements Callable<Integer> {
 
   /** Exit code: usage error, failing migration or database error. */
   public static final int ERROR = 2;
+
+  /**
+   * Exit code: the SQL is not safe to run as printed (a change is refused, or the check on a
+   * scratch schema failed or did not reach the head), whatever {@code --fail-on} says.
+   */
+  public static final int UNVERIFIED = 3;
 
   /** The output formats. */
   public enum Format {
@@ -118,6 +127,23 @@ public final class SchemaDiffCommand implements Callable<Integer> {
   private List<String> placeholderArgs = new ArrayList<>();
 
   @Option(
+      names = "--base-placeholder",
+      paramLabel = "KEY=VALUE",
+      description =
+          "A Flyway placeholder for the base only (wins over --placeholder); repeatable, each"
+              + " KEY once. A"
+              + " placeholder whose value differs between the sides is a reviewable change.")
+  private List<String> basePlaceholderArgs = new ArrayList<>();
+
+  @Option(
+      names = "--head-placeholder",
+      paramLabel = "KEY=VALUE",
+      description =
+          "A Flyway placeholder for the head only (wins over --placeholder); repeatable, each"
+              + " KEY once.")
+  private List<String> headPlaceholderArgs = new ArrayList<>();
+
+  @Option(
       names = "--url",
       paramLabel = "JDBC",
       description = {
@@ -150,9 +176,15 @@ public final class SchemaDiffCommand implements Callable<Integer> {
       flywayLog.setLevel(verbose ? Level.INFO : Level.OFF);
     }
     try {
-      Map<String, String> placeholders = placeholders(placeholderArgs);
+      Map<String, String> placeholders = placeholders("--placeholder", placeholderArgs);
+      Map<String, String> basePlaceholders =
+          placeholders("--base-placeholder", basePlaceholderArgs);
+      Map<String, String> headPlaceholders =
+          placeholders("--head-placeholder", headPlaceholderArgs);
       DiffReport report =
-          SchemaDiff.run(new SchemaDiff.Request(base, head, placeholders, url, failOn));
+          SchemaDiff.run(
+              new SchemaDiff.Request(
+                  base, head, placeholders, basePlaceholders, headPlaceholders, url, failOn));
       out.print(
           switch (json ? Format.JSON : format) {
             case MARKDOWN -> report.markdown();
@@ -160,6 +192,9 @@ public final class SchemaDiffCommand implements Callable<Integer> {
             case JSON -> report.json();
           });
       out.flush();
+      if (!report.verified()) {
+        return UNVERIFIED;
+      }
       return report.failed() ? RULE_TRIPPED : NO_FAILURE;
     } catch (SchemaDiffException e) {
       return error(err, e.getMessage(), e);
@@ -175,27 +210,28 @@ public final class SchemaDiffCommand implements Callable<Integer> {
   }
 
   /**
-   * The {@code --placeholder} values as a map, in the order given.
+   * The values of a placeholder option as a map, in the order given.
    *
+   * @param option the option, for messages, e.g. {@code --placeholder}
    * @param args each {@code KEY=VALUE}
    * @return the placeholders
-   * @throws SchemaDiffException naming {@code --placeholder} for a value without {@code =}, an
-   *     empty key, or a key given twice (which would otherwise silently keep the last value)
+   * @throws SchemaDiffException naming the option for a value without {@code =}, an empty key, or a
+   *     key given twice (which would otherwise silently keep the last value)
    */
-  static Map<String, String> placeholders(List<String> args) {
+  static Map<String, String> placeholders(String option, List<String> args) {
     Map<String, String> map = new LinkedHashMap<>();
     for (String arg : args) {
       int eq = arg.indexOf('=');
       if (eq < 0) {
-        throw new SchemaDiffException("--placeholder: expected KEY=VALUE, got '" + arg + "'");
+        throw new SchemaDiffException(option + ": expected KEY=VALUE, got '" + arg + "'");
       }
       String key = arg.substring(0, eq);
       if (key.isBlank()) {
-        throw new SchemaDiffException("--placeholder: expected KEY=VALUE with a non-empty KEY");
+        throw new SchemaDiffException(option + ": expected KEY=VALUE with a non-empty KEY");
       }
       if (map.putIfAbsent(key, arg.substring(eq + 1)) != null) {
         throw new SchemaDiffException(
-            "--placeholder: key '" + key + "' given twice; give each key once");
+            option + ": key '" + key + "' given twice; give each key once");
       }
     }
     return map;
