@@ -78,10 +78,14 @@ public final class Ledger {
    */
   static final int MAX_CLAIM_WINDOW = 1 << 20;
 
-  private final RenderMappedDsl dsl;
-  private final RenderedStatement.Cache statements = new RenderedStatement.Cache();
-  private final Directory directory;
+  final RenderMappedDsl dsl;
+  final RenderedStatement.Cache statements = new RenderedStatement.Cache();
+  final Directory directory;
   private final Clock clock;
+  private final WorkerOps workerOps = new WorkerOps(this);
+
+  /** The prefix of a dead letter's reason: {@code dead letter: attempt 3 of 3 failed at ...}. */
+  public static final String DEAD_LETTER = "dead letter:";
 
   private Ledger(DataSource dataSource, LedgerConfig config) {
     this.dsl = new RenderMappedDsl(dataSource, config.directorySchema(), config.executeListeners());
@@ -153,27 +157,7 @@ public final class Ledger {
           }
           String id = newId();
           try {
-            dsl.forSchema(schema)
-                .transaction(
-                    cfg -> {
-                      DSLContext tx = cfg.dsl();
-                      Instant now = now();
-                      appendOnly(tx, id, now, new Event.Created(id, spec));
-                      TasksRecord row = Projection.created(id, now, spec);
-                      ClaimIndex.filed(tx, statements, row);
-                      writeRow(tx, row, true);
-                      statements
-                          .get(
-                              tx,
-                              "insert route",
-                              () ->
-                                  DSL.insertInto(LEDGER_TASKS)
-                                      .set(LEDGER_TASKS.ID, ROUTE_ID.field())
-                                      .set(LEDGER_TASKS.DOMAIN, ROUTE_DOMAIN.field())
-                                      .set(LEDGER_TASKS.COMPLETED, ROUTE_COMPLETED.field()),
-                              List.of(ROUTE_ID, ROUTE_DOMAIN, ROUTE_COMPLETED))
-                          .execute(tx, id, spec.domain(), false);
-                    });
+            dsl.forSchema(schema).transaction(cfg -> fileIn(cfg.dsl(), id, now(), spec));
             return id;
           } catch (DataAccessException e) {
             // a concurrent filing of the same upstream event won the unique key tasks_origin
@@ -203,6 +187,14 @@ public final class Ledger {
         row -> {
           if (!Status.PROPOSED.wire().equals(row.getStatus())) {
             throw wrong(row, "admit", "only a proposed task can be admitted");
+          }
+          if (row.getNotBefore() != null && row.getNotBefore().isAfter(now())) {
+            throw wrong(
+                row,
+                "admit",
+                "it may not run before "
+                    + row.getNotBefore()
+                    + "; a worker pool of its domain admits it then");
           }
           return new Event.Admitted();
         });
@@ -914,6 +906,94 @@ public final class Ledger {
   }
 
   // ---------------------------------------------------------------------------------------------
+  // failures, retries and delays (worker pools; see WorkerOps)
+
+  /**
+   * Records a failed attempt under its lease, in one transaction: the task is invalidated with the
+   * reason {@code attempt <n> of <max> failed at <time>: <error>} and, unless that was its last
+   * attempt, a retry is filed from the chain's root (origin {@code retries:<root>}, upstream event
+   * {@code attempt:<n+1>}, the same spec otherwise) that may run from {@code now + retryDelay} (it
+   * stays proposed until then; {@link #admitDue} admits it) and is named as the failed task's
+   * {@code superseded_by}. After the last attempt the task is a dead letter: invalidated with the
+   * reason prefixed {@value #DEAD_LETTER} and no successor; {@link #deadLetters} lists them and
+   * {@link #refile} files one again. Writes only the reference's event kinds ({@code created},
+   * {@code invalidated}). The attempt number is the task's place in its retry chain; a claim after
+   * an expired lease is not an attempt.
+   *
+   * @param lease the current lease of the task
+   * @param error what went wrong, 1 to {@value Validation#MAX_BODY} characters
+   * @param defaultMaxAttempts the chain's attempts when its spec sets none ({@code max_attempts}
+   *     0), 1 to {@value Validation#MAX_ATTEMPTS}
+   * @param retryDelay how long after now the retry may run, zero or more
+   * @return what was recorded
+   * @throws LeaseLostException when the lease is no longer the task's current one (nothing written)
+   * @throws InvalidInputException naming {@code error}, {@code max_attempts} or {@code retry_delay}
+   */
+  public FailureRecord fail(
+      Lease lease, String error, int defaultMaxAttempts, Duration retryDelay) {
+    return workerOps.fail(lease, error, defaultMaxAttempts, retryDelay);
+  }
+
+  /**
+   * Admits up to {@code max} delayed tasks of a domain whose time has come ({@code not_before} at
+   * or before now, still proposed), oldest time first, in one transaction; rows another admitter
+   * holds are skipped. Each gets the reference's {@code admitted} event, which wakes the domain's
+   * workers.
+   *
+   * @param domain the domain
+   * @param max the most tasks, 1 to 1000
+   * @return the ids admitted; empty when none is due or the domain is unknown
+   */
+  public List<String> admitDue(String domain, int max) {
+    return workerOps.admitDue(domain, max);
+  }
+
+  /**
+   * The earliest start time among a domain's delayed tasks not yet admitted.
+   *
+   * @param domain the domain
+   * @return the time, or empty when none waits (or the domain is unknown)
+   */
+  public Optional<Instant> nextDue(String domain) {
+    return workerOps.nextDue(domain);
+  }
+
+  /**
+   * A domain's dead letters (tasks invalidated after their last attempt), oldest first; each keeps
+   * its last error in {@link Task#reason()}.
+   *
+   * @param domain the domain
+   * @return the tasks; empty when none or the domain is unknown
+   */
+  public List<Task> deadLetters(String domain) {
+    return workerOps.deadLetters(domain);
+  }
+
+  /**
+   * A domain's task counts by status (every status present, 0 where none): one grouped count over
+   * the domain's tasks, for gauges sampled now and then.
+   *
+   * @param domain the domain
+   * @return the counts; all 0 when the domain is unknown
+   */
+  public Map<Status, Long> countByStatus(String domain) {
+    return workerOps.countByStatus(domain);
+  }
+
+  /**
+   * Files a dead letter again, admitted, with a fresh budget of attempts: origin {@code
+   * retries:<root>}, upstream event {@code refiled:<id>}, so re-filing it twice files it once.
+   *
+   * @param deadLetterId the dead letter's id
+   * @return the new task's id
+   * @throws TaskNotFoundException when no task has the id
+   * @throws WrongStateException when the task is not a dead letter
+   */
+  public String refile(String deadLetterId) {
+    return workerOps.refile(deadLetterId);
+  }
+
+  // ---------------------------------------------------------------------------------------------
   // internals
 
   /** The event key of an entry's promotions: {@code promotion:<entry>}. */
@@ -921,26 +1001,26 @@ public final class Ledger {
     return "promotion:" + entry;
   }
 
-  private Instant now() {
+  Instant now() {
     return Instant.now(clock).truncatedTo(ChronoUnit.MICROS);
   }
 
   /** Time-ordered, unique across processes: {@code t} + 14 hex of epoch µs + 8 random hex. */
-  private String newId() {
+  String newId() {
     Instant now = Instant.now(clock);
     long micros = ChronoUnit.MICROS.between(Instant.EPOCH, now);
     return String.format(
         "t%014x-%08x", micros, ThreadLocalRandom.current().nextInt() & 0xffffffffL);
   }
 
-  private String schemaOfTask(String id) {
+  String schemaOfTask(String id) {
     if (id == null || id.isEmpty()) {
       throw new InvalidInputException("id", "must not be empty");
     }
     return directory.schemaOfTask(id).orElseThrow(() -> new TaskNotFoundException(id));
   }
 
-  private void appendOnly(DSLContext tx, String taskId, Instant at, Event event) {
+  void appendOnly(DSLContext tx, String taskId, Instant at, Event event) {
     statements
         .get(
             tx,
@@ -960,7 +1040,7 @@ public final class Ledger {
    * logs its claims with one round trip instead of one per task ({@code INSERT ... SELECT} over
    * {@code unnest(ids) WITH ORDINALITY}, so {@code seq} follows the claim order).
    */
-  private void appendToEach(DSLContext tx, String[] taskIds, Instant at, Event event) {
+  void appendToEach(DSLContext tx, String[] taskIds, Instant at, Event event) {
     int n =
         statements
             .get(
@@ -992,7 +1072,7 @@ public final class Ledger {
    * Inserts a new task row, or updates a locked one, writing its changed columns: one rendered
    * statement per set of changed columns (an event changes the same columns every time).
    */
-  private void writeRow(DSLContext tx, TasksRecord row, boolean insert) {
+  void writeRow(DSLContext tx, TasksRecord row, boolean insert) {
     Field<?>[] fields = TASKS.fields();
     List<Slot<?>> slots = new ArrayList<>(fields.length + 1);
     List<Object> values = new ArrayList<>(fields.length + 1);
@@ -1043,8 +1123,30 @@ public final class Ledger {
     row.changed(false);
   }
 
+  /**
+   * Files a task in a transaction on its domain's schema: the {@code created} event, the row, its
+   * claim class and dependency edges, and its route.
+   */
+  void fileIn(DSLContext tx, String id, Instant now, TaskSpec spec) {
+    appendOnly(tx, id, now, new Event.Created(id, spec));
+    TasksRecord row = Projection.created(id, now, spec);
+    ClaimIndex.filed(tx, statements, row);
+    writeRow(tx, row, true);
+    statements
+        .get(
+            tx,
+            "insert route",
+            () ->
+                DSL.insertInto(LEDGER_TASKS)
+                    .set(LEDGER_TASKS.ID, ROUTE_ID.field())
+                    .set(LEDGER_TASKS.DOMAIN, ROUTE_DOMAIN.field())
+                    .set(LEDGER_TASKS.COMPLETED, ROUTE_COMPLETED.field()),
+            List.of(ROUTE_ID, ROUTE_DOMAIN, ROUTE_COMPLETED))
+        .execute(tx, id, spec.domain(), false);
+  }
+
   /** An operation on one task by id: lock its row, decide the event, append and project it. */
-  private TasksRecord transition(String id, String operation, EventDecider decide) {
+  TasksRecord transition(String id, String operation, EventDecider decide) {
     return run(
         operation,
         () ->
@@ -1076,7 +1178,7 @@ public final class Ledger {
   }
 
   /** An operation under a lease: refused unless the lease is the task's current one. */
-  private void fenced(Lease lease, String operation, EventDecider decide) {
+  void fenced(Lease lease, String operation, EventDecider decide) {
     if (lease == null) {
       throw new InvalidInputException("lease", "must not be null");
     }
@@ -1095,7 +1197,7 @@ public final class Ledger {
         });
   }
 
-  private void applyToRow(DSLContext tx, TasksRecord row, Instant at, Event event) {
+  void applyToRow(DSLContext tx, TasksRecord row, Instant at, Event event) {
     appendOnly(tx, row.getId(), at, event);
     Projection.apply(row, event);
     writeRow(tx, row, false);
@@ -1494,14 +1596,14 @@ public final class Ledger {
     return "a dependency is not completed or a continuation is still open";
   }
 
-  private static String describe(TasksRecord row) {
+  static String describe(TasksRecord row) {
     Status s = Status.parse(row.getStatus());
     return s == Status.CLAIMED
         ? "claimed by " + row.getHolder() + " (attempt " + row.getAttempts() + ")"
         : s.wire();
   }
 
-  private static WrongStateException wrong(TasksRecord row, String operation, String why) {
+  static WrongStateException wrong(TasksRecord row, String operation, String why) {
     return new WrongStateException(row.getId(), Status.parse(row.getStatus()), operation, why);
   }
 
@@ -1510,7 +1612,7 @@ public final class Ledger {
   }
 
   /** Runs an operation, turning jOOQ's database failures into {@link LedgerStorageException}. */
-  private <T> T run(String operation, Supplier<T> body) {
+  <T> T run(String operation, Supplier<T> body) {
     try {
       return body.get();
     } catch (DataAccessException e) {
@@ -1525,7 +1627,7 @@ public final class Ledger {
   }
 
   @FunctionalInterface
-  private interface EventDecider {
+  interface EventDecider {
     Event decide(TasksRecord row);
   }
 }

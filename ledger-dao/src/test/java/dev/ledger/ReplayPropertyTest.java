@@ -66,8 +66,8 @@ class ReplayPropertyTest {
   }
 
   private static void run(long step, List<String> tasks, List<Lease> leases) {
-    int op = (int) (step % 13);
-    long arg = step / 13;
+    int op = (int) (step % 15);
+    long arg = step / 15;
     String domain = DOMAINS.get((int) (arg % DOMAINS.size()));
     String target = tasks.isEmpty() ? null : tasks.get((int) (arg % tasks.size()));
     try {
@@ -81,6 +81,12 @@ class ReplayPropertyTest {
                   .requirements(SKILLS.subList(0, (int) (arg % 3)));
           if (target != null && arg % 3 == 0) {
             b.dependsOn(List.of(target));
+          }
+          if (arg % 6 == 1) {
+            b.notBefore(clock.instant().plusSeconds(arg % 40).plusNanos(123_456_789));
+          }
+          if (arg % 5 == 2) {
+            b.maxAttempts((int) (arg % 3) + 1);
           }
           if (target != null && arg % 5 == 0) {
             b.origin("continues:" + target, null);
@@ -153,6 +159,27 @@ class ReplayPropertyTest {
                     Label.values()[(int) (arg % 4)],
                     "d" + (arg % 4),
                     arg % 3 == 0 ? "" : "n" + arg));
+        case 13 -> {
+          if (!leases.isEmpty()) {
+            ledger.fail(
+                leases.remove((int) (arg % leases.size())),
+                "failure " + arg,
+                2,
+                Duration.ofSeconds(arg % 20));
+            tasks.clear();
+            tasks.addAll(allIds());
+          }
+        }
+        case 14 -> {
+          if (arg % 2 == 0) {
+            ledger.admitDue(domain, 5);
+          } else {
+            List<Task> dead = ledger.deadLetters(domain);
+            if (!dead.isEmpty()) {
+              tasks.add(ledger.refile(dead.get((int) (arg % dead.size())).id()));
+            }
+          }
+        }
         default -> {
           if (arg % 2 == 0) {
             ledger.scrubPromotions(domain, "entry/" + (arg % 3));
