@@ -43,6 +43,7 @@ import picocli.CommandLine.Command;
       LedgerCommands.Promotions.class,
       LedgerCommands.Scrub.class,
       LedgerCommands.Replay.class,
+      dev.ledger.app.work.WorkCommand.class,
       DemoCommand.class
     })
 public final class Main {
