@@ -19,9 +19,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The fleet reconciler (DESIGN section 5; ports the reference's {@code reconcile.rs}): for every
- * tenant of a control database's registry whose status is {@code active} or {@code provisioning},
- * runs the {@link MigrationJob} on the tenant's own database, at most {@code parallelism} tenants
- * at once (default 8).
+ * tenant of a control database's registry ({@link TenantRegistry}: the reference's {@code
+ * harness_tenants}, so both reconcilers see one fleet) whose status is {@code active} or {@code
+ * provisioning}, runs the {@link MigrationJob} on the tenant's own database, at most {@code
+ * parallelism} tenants at once (default 8).
  *
  * <pre>{@code
  * Fleet fleet = Fleet.builder().control(controlDataSource).parallelism(8).build();
@@ -85,7 +86,9 @@ public final class Fleet {
    * provisioning} (the next {@link #migrate()} promotes it). Makes the registry first if needed.
    *
    * @param tenant the tenant id: 1 to 200 characters, no control characters
-   * @param dsn its database's JDBC URL ({@code jdbc:postgresql://...}), credentials allowed
+   * @param dsn its database's connection string, credentials allowed: a JDBC URL ({@code
+   *     jdbc:postgresql://...}) or a libpq URI ({@code postgresql://user:password@host/db}, the
+   *     form the reference reconciler can connect with too); stored as given
    * @throws IllegalArgumentException naming {@code tenant} or {@code dsn} when either is refused;
    *     the message never repeats the DSN
    * @throws MigrationException ({@link MigrationException.Reason#CONTROL_DATABASE}) when the
@@ -285,7 +288,13 @@ public final class Fleet {
     if (operation == Operation.MIGRATE) {
       after = error == null ? TenantStatus.ACTIVE : TenantStatus.DEGRADED;
       try {
-        registry.setStatus(row.tenant(), after, error);
+        if (!registry.setStatus(row.tenant(), row.dsn(), after, error)) {
+          after = row.status();
+          LOG.info(
+              "tenant {} was re-pointed or removed during its run; its status is left as the"
+                  + " registry now has it",
+              row.tenant());
+        }
       } catch (MigrationException e) {
         controlFailure.compareAndSet(null, e);
       }
