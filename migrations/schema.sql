@@ -42,7 +42,7 @@ CREATE TABLE ledger_tasks (
 
 ALTER TABLE ledger_tasks ADD CONSTRAINT ledger_tasks_domain_fkey FOREIGN KEY (domain) REFERENCES ledger_domains(domain);
 
--- Domain set (db/ledger/domain), in each domain schema, at version 6
+-- Domain set (db/ledger/domain), in each domain schema, at version 7
 
 CREATE SEQUENCE events_seq_seq AS bigint START WITH 1 INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 CACHE 1 NO CYCLE;
 
@@ -102,6 +102,8 @@ CREATE TABLE tasks (
     superseded_by text,
     posted_to text,
     blocked boolean DEFAULT false NOT NULL,
+    not_before text,
+    max_attempts bigint DEFAULT 0 NOT NULL,
     CONSTRAINT tasks_pkey PRIMARY KEY (id)
 );
 
@@ -114,6 +116,8 @@ CREATE INDEX tasks_by_origin ON tasks USING btree (origin) WHERE origin IS NOT N
 CREATE INDEX tasks_claim_class ON tasks USING btree (label_rank, md5(requirements), priority DESC, created) WHERE (status = ANY (ARRAY['admitted'::text, 'claimed'::text])) AND NOT blocked;
 
 CREATE INDEX tasks_claimable ON tasks USING btree (priority DESC, created) WHERE status = ANY (ARRAY['admitted'::text, 'claimed'::text]);
+
+CREATE INDEX tasks_due ON tasks USING btree (not_before) WHERE status = 'proposed'::text AND not_before IS NOT NULL;
 
 CREATE UNIQUE INDEX tasks_origin ON tasks USING btree (origin, upstream_event) WHERE origin IS NOT NULL AND upstream_event IS NOT NULL;
 
