@@ -83,6 +83,8 @@ public final class Ledger {
   final Directory directory;
   private final Clock clock;
   private final WorkerOps workerOps = new WorkerOps(this);
+  private final BatchCompletion batches = new BatchCompletion(this);
+  private final BatchFiling filing = new BatchFiling(this);
 
   /** The prefix of a dead letter's reason: {@code dead letter: attempt 3 of 3 failed at ...}. */
   public static final String DEAD_LETTER = "dead letter:";
@@ -906,6 +908,55 @@ public final class Ledger {
   }
 
   // ---------------------------------------------------------------------------------------------
+  // batches (worker pools; see BatchCompletion)
+
+  /**
+   * Files and admits several tasks of one domain in one call and one transaction: for each spec the
+   * {@code created} and (unless it names a future {@code notBefore}, then it stays proposed until a
+   * worker pool admits it) {@code admitted} events and the row {@link #file} and {@link #admit}
+   * write, appended set-wise. Makes the domain's schema first when needed. Idempotent on origin as
+   * {@code file}: a spec whose origin and upstream event were filed before, or earlier in the
+   * batch, returns that task's id and writes nothing. All or nothing: a refused spec writes none.
+   *
+   * @param specs 1 to 5,000 specs of one domain
+   * @return the task ids, in the order of {@code specs}
+   * @throws InvalidInputException naming the field of the first invalid spec, {@code specs}, {@code
+   *     domain} (two domains in one batch) or {@code depends_on} (a dependency that does not exist)
+   * @throws SchemaVersionException when the domain has no schema and runtime DDL is off
+   */
+  public List<String> fileAll(List<TaskSpec> specs) {
+    return filing.fileAll(specs);
+  }
+
+  /**
+   * Completes several claimed tasks of one domain in one transaction, each under its lease as
+   * {@link #complete} does (same events, same rows), appended set-wise: what a worker pool does
+   * with the finished tasks of a batch. A lease that is not its task's current one (or names a task
+   * of another domain) is refused without failing the others: it is returned, nothing written for
+   * it.
+   *
+   * @param domain the tasks' domain
+   * @param completions the leases and handoffs, in the order their events are appended
+   * @return the refused leases, empty when every task was completed
+   * @throws InvalidInputException naming {@code lease} or {@code handoff} (nothing written)
+   */
+  public List<Lease> completeAll(String domain, List<Completion> completions) {
+    return batches.completeAll(domain, completions);
+  }
+
+  /**
+   * Several tasks of one domain in one query, in the order of {@code ids}; ids without a task in
+   * the domain are left out.
+   *
+   * @param domain the domain
+   * @param ids the task ids
+   * @return the tasks found
+   */
+  public List<Task> tasks(String domain, Collection<String> ids) {
+    return batches.tasks(domain, ids);
+  }
+
+  // ---------------------------------------------------------------------------------------------
   // failures, retries and delays (worker pools; see WorkerOps)
 
   /**
@@ -1217,7 +1268,7 @@ public final class Ledger {
   }
 
   /** A context on {@code tx}'s transaction, render-mapped to a domain's schema. */
-  private DSLContext onSameTransaction(DSLContext tx, String domain) {
+  DSLContext onSameTransaction(DSLContext tx, String domain) {
     String schema = directory.schemaOf(domain).orElseThrow(() -> new TaskNotFoundException(domain));
     return DSL.using(tx.configuration().derive(dsl.forSchema(schema).configuration().settings()));
   }

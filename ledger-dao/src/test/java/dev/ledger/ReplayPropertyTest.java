@@ -114,7 +114,18 @@ class ReplayPropertyTest {
                 ledger.claimBatch(
                     domain, "batch", Duration.ofSeconds(30), SKILLS, Label.RESTRICTED, 3));
         case 6 -> {
-          if (!leases.isEmpty()) {
+          if (leases.size() >= 2 && arg % 3 == 0) {
+            // a batch completion of the first lease's domain (a stale lease is refused, not thrown)
+            String d = ledger.get(leases.get(0).taskId()).spec().domain();
+            List<Completion> batch = new ArrayList<>();
+            for (Lease l : List.copyOf(leases)) {
+              if (ledger.get(l.taskId()).spec().domain().equals(d)) {
+                batch.add(new Completion(l, batch.size() % 2 == 0 ? null : "batch " + arg));
+                leases.remove(l);
+              }
+            }
+            ledger.completeAll(d, batch);
+          } else if (!leases.isEmpty()) {
             ledger.complete(
                 leases.remove((int) (arg % leases.size())), arg % 2 == 0 ? null : "done " + arg);
           }

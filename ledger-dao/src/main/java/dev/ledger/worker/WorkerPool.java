@@ -107,6 +107,9 @@ public final class WorkerPool implements AutoCloseable {
   private boolean signalled;
   private final Map<String, DomainState> state = new LinkedHashMap<>();
   private final Set<Running> running = ConcurrentHashMap.newKeySet();
+  private final java.util.concurrent.BlockingQueue<Finished> finished = new LinkedBlockingQueue<>();
+  private volatile int completing;
+  private Thread completer;
   private volatile State life = State.NEW;
   private ThreadPoolExecutor workers;
   private ScheduledExecutorService timers;
@@ -243,6 +246,9 @@ public final class WorkerPool implements AutoCloseable {
       wakeups.start();
     }
     life = State.RUNNING;
+    completer = new Thread(this::complete, prefix + "-complete");
+    completer.setDaemon(true);
+    completer.start();
     dispatcher = new Thread(this::dispatch, prefix + "-claim");
     dispatcher.setDaemon(true);
     dispatcher.start();
@@ -291,10 +297,17 @@ public final class WorkerPool implements AutoCloseable {
           if (leases.size() == ask) {
             markPending(domain); // a full batch: there may be more
           }
+          if (leases.isEmpty()) {
+            continue;
+          }
+          Map<String, Task> tasks = new java.util.HashMap<>();
+          for (Task t : ledger.tasks(domain, leases.stream().map(Lease::taskId).toList())) {
+            tasks.put(t.id(), t);
+          }
           for (Lease l : leases) {
             permits.acquireUninterruptibly();
             free--;
-            submit(domain, l);
+            submit(domain, l, tasks.get(l.taskId()));
           }
         }
         start++;
@@ -414,15 +427,17 @@ public final class WorkerPool implements AutoCloseable {
   private final class Running {
     final String domain;
     final Lease claimed;
+    final Task task;
     final Instant claimedAt = Instant.now();
     volatile TaskContext context;
     Thread thread;
     boolean finished;
     ScheduledFuture<?> heartbeat;
 
-    Running(String domain, Lease claimed) {
+    Running(String domain, Lease claimed, Task task) {
       this.domain = domain;
       this.claimed = claimed;
+      this.task = task;
     }
 
     Lease lease() {
@@ -457,8 +472,8 @@ public final class WorkerPool implements AutoCloseable {
     }
   }
 
-  private void submit(String domain, Lease l) {
-    Running r = new Running(domain, l);
+  private void submit(String domain, Lease l, Task task) {
+    Running r = new Running(domain, l, task);
     running.add(r);
     try {
       workers.execute(() -> run(r));
@@ -471,11 +486,12 @@ public final class WorkerPool implements AutoCloseable {
   }
 
   private void run(Running r) {
+    boolean handedOver = false;
     try {
       if (!r.begin() || life == State.CLOSED) {
         return;
       }
-      Task task = ledger.get(r.claimed.taskId());
+      Task task = r.task != null ? r.task : ledger.get(r.claimed.taskId());
       int attempt = attemptOf(task);
       int max = task.spec().maxAttempts() > 0 ? task.spec().maxAttempts() : retry.maxAttempts();
       TaskContext ctx = new TaskContext(task, r.claimed, attempt, max);
@@ -514,6 +530,11 @@ public final class WorkerPool implements AutoCloseable {
         metrics.handled(r.domain, "lost", took);
         return;
       }
+      if (outcome instanceof Outcome.Done d) {
+        finished.add(new Finished(r, d.handoff(), took));
+        handedOver = true;
+        return;
+      }
       record(r, ctx, outcome, took);
     } catch (LeaseLostException e) {
       metrics.leaseLost(r.domain);
@@ -525,26 +546,99 @@ public final class WorkerPool implements AutoCloseable {
           r.claimed.taskId(),
           e);
     } finally {
-      running.remove(r);
-      permits.release();
-      boolean any;
-      synchronized (signal) {
-        any = state.values().stream().anyMatch(s -> s.pending);
-        if (any) {
-          signalled = true;
-          signal.notifyAll();
-        }
+      if (!handedOver) {
+        done(r);
       }
     }
   }
 
-  private void record(Running r, TaskContext ctx, Outcome outcome, Duration took) {
-    if (outcome instanceof Outcome.Done done) {
-      ledger.complete(ctx.lease(), done.handoff());
-      metrics.handled(r.domain, "completed", took);
-      metrics.completed(r.domain);
-      return;
+  /** A task is no longer held: frees its thread's permit and wakes the claimer if work waits. */
+  private void done(Running r) {
+    running.remove(r);
+    permits.release();
+    synchronized (signal) {
+      if (state.values().stream().anyMatch(s -> s.pending)) {
+        signalled = true;
+        signal.notifyAll();
+      }
     }
+  }
+
+  /** A handler that returned {@link Outcome.Done}, waiting for the completer. */
+  private record Finished(Running running, String handoff, Duration took) {}
+
+  /**
+   * The completer: completes the finished tasks in batches, one transaction per domain per batch
+   * ({@link Ledger#completeAll}), so completions of one pool share a commit. Runs until the pool is
+   * closed and nothing waits.
+   */
+  private void complete() {
+    List<Finished> batch = new ArrayList<>();
+    while (true) {
+      Finished first;
+      try {
+        first = finished.poll(100, TimeUnit.MILLISECONDS);
+      } catch (InterruptedException e) {
+        first = finished.poll();
+        if (first == null) {
+          return;
+        }
+      }
+      if (first == null) {
+        if (life == State.CLOSED) {
+          return;
+        }
+        continue;
+      }
+      batch.clear();
+      batch.add(first);
+      finished.drainTo(batch, 255);
+      completing = batch.size();
+      Map<String, List<Finished>> byDomain = new LinkedHashMap<>();
+      for (Finished f : batch) {
+        byDomain.computeIfAbsent(f.running().domain, d -> new ArrayList<>()).add(f);
+      }
+      for (Map.Entry<String, List<Finished>> e : byDomain.entrySet()) {
+        String domain = e.getKey();
+        List<Finished> fs = e.getValue();
+        try {
+          List<dev.ledger.Completion> cs = new ArrayList<>(fs.size());
+          for (Finished f : fs) {
+            cs.add(new dev.ledger.Completion(f.running().lease(), f.handoff()));
+          }
+          Set<String> lost = new java.util.HashSet<>();
+          for (Lease l : ledger.completeAll(domain, cs)) {
+            lost.add(l.taskId());
+          }
+          for (Finished f : fs) {
+            if (lost.contains(f.running().claimed.taskId())) {
+              metrics.handled(domain, "lost", f.took());
+              metrics.leaseLost(domain);
+              LOG.warn(
+                  "ledger worker {}: task {} finished after its lease was lost; result dropped",
+                  holder,
+                  f.running().claimed.taskId());
+            } else {
+              metrics.handled(domain, "completed", f.took());
+              metrics.completed(domain);
+            }
+          }
+        } catch (RuntimeException ex) {
+          LOG.warn(
+              "ledger worker {}: completing {} tasks of {} failed; their leases run out",
+              holder,
+              fs.size(),
+              domain,
+              ex);
+        } finally {
+          fs.forEach(f -> done(f.running()));
+        }
+      }
+      completing = 0;
+    }
+  }
+
+  private void record(Running r, TaskContext ctx, Outcome outcome, Duration took) {
     String error = ((Outcome.Failed) outcome).error();
     FailureRecord f =
         ledger.fail(
@@ -664,8 +758,15 @@ public final class WorkerPool implements AutoCloseable {
       wakeups.close();
     }
     workers.shutdown();
+    long end = System.nanoTime() + timeout.toNanos();
     boolean clean = await(workers, timeout);
-    if (!clean) {
+    // the finished tasks' completions, in the time left (and at least a moment)
+    long drainEnd = Math.max(end, System.nanoTime() + Duration.ofSeconds(5).toNanos());
+    while ((!finished.isEmpty() || completing > 0) && System.nanoTime() < drainEnd) {
+      pause(Duration.ofMillis(5));
+    }
+    if (!clean || !running.isEmpty()) {
+      clean = false;
       List<Running> left = new ArrayList<>(running);
       LOG.warn(
           "ledger worker {}: {} tasks still running after {}; interrupting them and releasing"
@@ -682,6 +783,7 @@ public final class WorkerPool implements AutoCloseable {
     }
     timers.shutdownNow();
     life = State.CLOSED;
+    join(completer, Duration.ofSeconds(5));
     LOG.info("ledger worker {} stopped{}", holder, clean ? "" : " (some tasks released)");
     return clean;
   }
