@@ -93,7 +93,14 @@ class ReplayPropertyTest {
           } else if (arg % 4 == 0) {
             b.origin("tracker:ops", "evt-" + (arg % 11));
           }
-          tasks.add(ledger.file(b.build()));
+          if (arg % 7 == 3) {
+            // a batch: this spec, and a copy from the same origin (filed once) or a second task
+            TaskSpec one = b.build();
+            TaskSpec two = b.origin(one.origin(), one.upstreamEvent()).build();
+            tasks.addAll(ledger.fileAll(List.of(one, two)));
+          } else {
+            tasks.add(ledger.file(b.build()));
+          }
         }
         case 2, 3 -> {
           if (target != null) {
