@@ -11,7 +11,7 @@ import java.time.Instant;
  *     retry filed after attempt {@code n} is attempt {@code n + 1})
  * @param maxAttempts how many attempts the chain has in all
  * @param reason the reason stored on the task: {@code attempt <n> of <max> failed at <time>:
- *     <error>}, or the same after {@value Ledger#DEAD_LETTER} for a dead letter
+ *     <error>}, or the same after {@value #DEAD_LETTER} for a dead letter
  * @param at when the failure was recorded
  * @param retryId the retry's task id ({@code retries:<root>}), or null for a dead letter
  * @param retryAt when the retry may run (its {@code not_before}), or null for a dead letter
@@ -24,6 +24,9 @@ public record FailureRecord(
     Instant at,
     String retryId,
     Instant retryAt) {
+
+  /** The prefix of a dead letter's reason: {@code dead letter: attempt 3 of 3 failed at ...}. */
+  public static final String DEAD_LETTER = "dead letter:";
 
   /**
    * Whether the task ended as a dead letter (no retry was filed).

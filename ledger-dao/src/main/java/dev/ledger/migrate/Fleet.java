@@ -38,8 +38,11 @@ import org.slf4j.LoggerFactory;
  * tenant's, opened on demand and closed when the tenant's run ends. A tenant that fails
  * (unreachable, an edited migration, a failed or half-built schema) is marked {@code degraded} with
  * the reason and the others go on; a degraded tenant is skipped by later runs unless retried
- * ({@link Builder#retryDegraded(boolean)}) or registered again. Only a failure of the control
- * database stops the run: no further tenant starts.
+ * ({@link Builder#retryDegraded(boolean)}) or registered again. A tenant whose lock another run
+ * (ours, or the reference reconciler's: the key is the same) holds for the whole lock timeout is
+ * busy, not failed: it is reported skipped and {@link TenantReport#locked() locked}, its status is
+ * left as it was, and the next run migrates it. Only a failure of the control database stops the
+ * run: no further tenant starts.
  *
  * <p>A tenant's DSN carries credentials: it appears in no log line, report, error or exception
  * message; every text from a tenant's run passes through {@link Dsn#redact(String)}.
@@ -150,6 +153,7 @@ public final class Fleet {
                 row.status(),
                 row.status(),
                 true,
+                false,
                 0,
                 0,
                 0,
@@ -193,14 +197,16 @@ public final class Fleet {
     int active = (int) reports.stream().filter(r -> r.status() == TenantStatus.ACTIVE).count();
     int degraded = (int) reports.stream().filter(r -> r.status() == TenantStatus.DEGRADED).count();
     int skipped = (int) reports.stream().filter(TenantReport::skipped).count();
+    int locked = (int) reports.stream().filter(TenantReport::locked).count();
     MigrationException control = controlFailure.get();
     LOG.info(
-        "fleet {}: {} tenants, {} active, {} degraded ({} skipped){}",
+        "fleet {}: {} tenants, {} active, {} degraded ({} skipped, {} locked){}",
         operation.name().toLowerCase(java.util.Locale.ROOT),
         reports.size(),
         active,
         degraded,
         skipped,
+        locked,
         control == null ? "" : "; stopped: " + control.getMessage());
     return new FleetReport(
         operation,
@@ -210,6 +216,7 @@ public final class Fleet {
         active,
         degraded,
         skipped,
+        locked,
         control == null ? null : control.getMessage());
   }
 
@@ -244,6 +251,7 @@ public final class Fleet {
           row.status(),
           row.status(),
           true,
+          false,
           0,
           0,
           0,
@@ -255,6 +263,7 @@ public final class Fleet {
     long t0 = System.nanoTime();
     MigrationReport report = null;
     String error;
+    boolean locked = false;
     Dsn dsn = null;
     try {
       dsn = Dsn.parse(row.dsn());
@@ -272,7 +281,10 @@ public final class Fleet {
         report = redact(operation == Operation.MIGRATE ? job.migrate() : job.plan(), dsn);
       }
       error = report.ok() ? null : summary(report);
-    } catch (MigrationException | IllegalArgumentException e) {
+    } catch (MigrationException e) {
+      locked = e.reason() == MigrationException.Reason.LOCK_TIMEOUT;
+      error = "tenant " + row.tenant() + ": " + e.getMessage();
+    } catch (IllegalArgumentException e) {
       error = "tenant " + row.tenant() + ": " + e.getMessage();
     } catch (RuntimeException e) {
       error =
@@ -285,7 +297,8 @@ public final class Fleet {
     }
     error = redactText(error, dsn, row.dsn());
     TenantStatus after = row.status();
-    if (operation == Operation.MIGRATE) {
+    if (operation == Operation.MIGRATE && !locked) {
+      // a busy tenant is not a failed one: its status stays, and the next run migrates it
       after = error == null ? TenantStatus.ACTIVE : TenantStatus.DEGRADED;
       try {
         if (!registry.setStatus(row.tenant(), row.dsn(), after, error)) {
@@ -307,7 +320,8 @@ public final class Fleet {
             row.tenant(),
             row.status(),
             after,
-            false,
+            locked,
+            locked,
             applied,
             pending,
             report == null ? 0 : report.counts().schemas(),
@@ -322,6 +336,8 @@ public final class Fleet {
           applied,
           pending,
           out.schemas());
+    } else if (locked) {
+      LOG.info("tenant {} skipped (locked), still {}: {}", row.tenant(), after.stored(), error);
     } else {
       LOG.warn("tenant {} {}: {}", row.tenant(), after.stored(), error);
     }
@@ -488,7 +504,8 @@ public final class Fleet {
     }
 
     /**
-     * How long to keep trying a tenant's lock before the tenant is degraded. Default 10 minutes.
+     * How long to keep trying a tenant's lock before the tenant is skipped as locked (its status
+     * unchanged). Default 10 minutes.
      *
      * @param lockTimeout positive
      * @return this builder

@@ -1,17 +1,22 @@
-package dev.ledger;
+package dev.ledger.claim;
 
 import static dev.ledger.codegen.db.ledger_directory.Tables.LEDGER_DEPENDENCIES;
 import static dev.ledger.codegen.db.ledger_directory.Tables.LEDGER_TASKS;
 import static dev.ledger.codegen.db.ledger_template.Tables.EVENTS;
 import static dev.ledger.codegen.db.ledger_template.Tables.TASKS;
 
+import dev.ledger.Completion;
+import dev.ledger.InvalidInputException;
+import dev.ledger.Lease;
+import dev.ledger.Status;
+import dev.ledger.Validation;
 import dev.ledger.codegen.convert.JsonConverter;
 import dev.ledger.internal.ClaimIndex;
 import dev.ledger.internal.Event;
+import dev.ledger.tx.Engine;
+import dev.ledger.tx.Tx;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Collection;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -24,24 +29,37 @@ import org.jooq.impl.DSL;
 import org.jooq.impl.SQLDataType;
 
 /**
- * Completing many tasks of one domain in one transaction, and reading many tasks in one query: what
- * a worker pool does with the results of one batch. The events and rows are those {@link
- * Ledger#complete} writes for each task, in the order given, appended set-wise ({@code unnest} of
- * the ids and payloads) instead of one round trip each; each lease is checked as {@code complete}
- * checks it, on rows locked {@code FOR UPDATE} in id order (so two batches cannot deadlock).
+ * Completing many tasks of one domain in one transaction: what a worker pool does with the results
+ * of one batch. The events and rows are those {@code Ledger.complete} writes for each task, in the
+ * order given, appended set-wise ({@code unnest} of the ids and payloads) instead of one round trip
+ * each; each lease is checked as {@code complete} checks it, on rows locked {@code FOR UPDATE} in
+ * id order (so two batches cannot deadlock).
  */
-final class BatchCompletion {
+public final class BatchCompletion {
 
   private static final JsonConverter JSON = new JsonConverter();
 
-  private final Ledger ledger;
+  private final Engine engine;
 
-  BatchCompletion(Ledger ledger) {
-    this.ledger = ledger;
+  /**
+   * Creates the operation.
+   *
+   * @param engine the ledger's shared state
+   */
+  public BatchCompletion(Engine engine) {
+    this.engine = engine;
   }
 
-  /** See {@link Ledger#completeAll}. */
-  List<Lease> completeAll(String domain, List<Completion> completions) {
+  /**
+   * Completes a batch of one domain in {@code tx} (see {@code Ledger.completeAll}).
+   *
+   * @param tx the operation's transaction context
+   * @param domain the domain
+   * @param completions the leases and handoffs
+   * @return the refused leases
+   * @throws InvalidInputException naming {@code lease} or {@code handoff}
+   */
+  public List<Lease> completeAll(Tx tx, String domain, List<Completion> completions) {
     Validation.domain(domain);
     if (completions == null) {
       throw new InvalidInputException("completions", "must not be null");
@@ -55,18 +73,11 @@ final class BatchCompletion {
     if (completions.isEmpty()) {
       return List.of();
     }
-    return ledger.run(
-        "complete all",
-        () -> {
-          Optional<String> schema = ledger.directory.schemaOf(domain);
-          if (schema.isEmpty()) {
-            return completions.stream().map(Completion::lease).toList();
-          }
-          return ledger
-              .dsl
-              .forSchema(schema.get())
-              .transactionResult(cfg -> completeIn(cfg.dsl(), domain, completions));
-        });
+    Optional<String> schema = engine.schemaOf(tx, domain);
+    if (schema.isEmpty()) {
+      return completions.stream().map(Completion::lease).toList();
+    }
+    return completeIn(tx.forSchema(schema.get()), domain, completions);
   }
 
   private List<Lease> completeIn(DSLContext tx, String domain, List<Completion> completions) {
@@ -102,7 +113,7 @@ final class BatchCompletion {
     if (current.isEmpty()) {
       return lost;
     }
-    Instant now = ledger.now();
+    Instant now = engine.now();
     String[] taskIds = current.stream().map(c -> c.lease().taskId()).toArray(String[]::new);
     String[] payloads =
         current.stream()
@@ -157,40 +168,8 @@ final class BatchCompletion {
             .orderBy(LEDGER_DEPENDENCIES.DEPENDS_ON)
             .fetch(LEDGER_DEPENDENCIES.DEPENDS_ON);
     for (String id : withDependents) {
-      ClaimIndex.completed(tx, ledger.statements, id, d -> ledger.onSameTransaction(tx, d));
+      ClaimIndex.completed(tx, engine.statements(), id, d -> engine.onSameTransaction(tx, d));
     }
     return lost;
-  }
-
-  /** See {@link Ledger#tasks}. */
-  List<Task> tasks(String domain, Collection<String> ids) {
-    Validation.domain(domain);
-    if (ids == null) {
-      throw new InvalidInputException("ids", "must not be null");
-    }
-    if (ids.isEmpty()) {
-      return List.of();
-    }
-    List<String> order = List.copyOf(ids);
-    return ledger.run(
-        "tasks",
-        () ->
-            ledger
-                .directory
-                .schemaOf(domain)
-                .map(
-                    s -> {
-                      List<Task> found =
-                          new ArrayList<>(
-                              ledger
-                                  .dsl
-                                  .forSchema(s)
-                                  .selectFrom(TASKS)
-                                  .where(TASKS.ID.in(order))
-                                  .fetch(dev.ledger.internal.Rows::task));
-                      found.sort(Comparator.comparingInt(t -> order.indexOf(t.id())));
-                      return List.copyOf(found);
-                    })
-                .orElse(List.of()));
   }
 }

@@ -1,16 +1,21 @@
-package dev.ledger;
+package dev.ledger.append;
 
 import static dev.ledger.codegen.db.ledger_directory.Tables.LEDGER_TASKS;
 import static dev.ledger.codegen.db.ledger_template.Tables.CLAIM_CLASSES;
 import static dev.ledger.codegen.db.ledger_template.Tables.EVENTS;
 import static dev.ledger.codegen.db.ledger_template.Tables.TASKS;
 
+import dev.ledger.InvalidInputException;
+import dev.ledger.TaskSpec;
+import dev.ledger.Validation;
 import dev.ledger.codegen.convert.JsonConverter;
 import dev.ledger.codegen.convert.StringListConverter;
 import dev.ledger.codegen.db.ledger_template.tables.records.TasksRecord;
 import dev.ledger.internal.ClaimIndex;
 import dev.ledger.internal.Event;
 import dev.ledger.internal.Projection;
+import dev.ledger.tx.Engine;
+import dev.ledger.tx.Tx;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -29,13 +34,13 @@ import org.jooq.impl.SQLDataType;
 
 /**
  * Filing and admitting many tasks of one domain in one call and one transaction ({@link
- * Ledger#fileAll}): the events and rows {@link Ledger#file} and {@link Ledger#admit} write for
- * each, appended set-wise (one {@code INSERT} of every event over {@code unnest}, multi-row inserts
- * of the rows, routes and claim classes) instead of several round trips per task. Idempotent on
- * origin as {@code file} is: a spec whose origin and upstream event were filed before (or earlier
- * in the same batch) gets the first task's id and writes nothing.
+ * dev.ledger.Ledger#fileAll}): the events and rows {@link Ledger#file} and {@link Ledger#admit}
+ * write for each, appended set-wise (one {@code INSERT} of every event over {@code unnest},
+ * multi-row inserts of the rows, routes and claim classes) instead of several round trips per task.
+ * Idempotent on origin as {@code file} is: a spec whose origin and upstream event were filed before
+ * (or earlier in the same batch) gets the first task's id and writes nothing.
  */
-final class BatchFiling {
+public final class BatchFiling {
 
   /** Most specs one call takes. */
   static final int MAX_BATCH = 5000;
@@ -43,14 +48,26 @@ final class BatchFiling {
   private static final JsonConverter JSON = new JsonConverter();
   private static final StringListConverter LIST = new StringListConverter();
 
-  private final Ledger ledger;
+  private final Engine engine;
 
-  BatchFiling(Ledger ledger) {
-    this.ledger = ledger;
+  /**
+   * Creates the operation.
+   *
+   * @param engine the ledger's shared state
+   */
+  public BatchFiling(Engine engine) {
+    this.engine = engine;
   }
 
-  /** See {@link Ledger#fileAll}. */
-  List<String> fileAll(List<TaskSpec> specs) {
+  /**
+   * Files and admits a batch of one domain in {@code tx} (see {@code Ledger.fileAll}).
+   *
+   * @param tx the operation's transaction context
+   * @param specs 1 to {@value #MAX_BATCH} specs of one domain
+   * @return the ids, in the order of {@code specs}
+   * @throws InvalidInputException naming the first invalid field
+   */
+  public List<String> fileAll(Tx tx, List<TaskSpec> specs) {
     if (specs == null || specs.isEmpty() || specs.size() > MAX_BATCH) {
       throw new InvalidInputException(
           "specs",
@@ -67,28 +84,21 @@ final class BatchFiling {
       }
       deps.addAll(s.dependsOn());
     }
-    return ledger.run(
-        "file all",
-        () -> {
-          checkDependencies(ledger.dsl.directory(), deps);
-          String schema = ledger.directory.ensure(domain);
-          try {
-            return ledger.dsl.forSchema(schema).transactionResult(cfg -> fileIn(cfg.dsl(), specs));
-          } catch (DataAccessException e) {
-            if ("23505".equals(e.sqlState())) {
-              // a concurrent filing of one of the upstream events won: again, finding it
-              return ledger
-                  .dsl
-                  .forSchema(schema)
-                  .transactionResult(cfg -> fileIn(cfg.dsl(), specs));
-            }
-            throw e;
-          }
-        });
+    checkDependencies(tx.directory(), deps);
+    DSLContext ctx = tx.forSchema(engine.schemaForWrite(tx, domain));
+    try {
+      return tx.savepoint(() -> fileIn(ctx, specs));
+    } catch (DataAccessException e) {
+      if ("23505".equals(e.sqlState())) {
+        // a concurrent filing of one of the upstream events won: again, finding it
+        return fileIn(ctx, specs);
+      }
+      throw e;
+    }
   }
 
   private List<String> fileIn(DSLContext tx, List<TaskSpec> specs) {
-    Instant now = ledger.now();
+    Instant now = engine.now();
     // origins filed before
     Map<String, String> byOrigin = new HashMap<>();
     List<TaskSpec> keyed = specs.stream().filter(s -> s.upstreamEvent() != null).toList();
@@ -118,7 +128,7 @@ final class BatchFiling {
         ids.add(byOrigin.get(k));
         continue;
       }
-      String id = ledger.newId();
+      String id = engine.newId();
       if (k != null) {
         byOrigin.put(k, id);
       }
@@ -142,7 +152,7 @@ final class BatchFiling {
             row.getLabelRank() + ":" + req, new String[] {Long.toString(row.getLabelRank()), req});
         row.setBlocked(false);
       } else {
-        ClaimIndex.filed(tx, ledger.statements, row); // its edges and blocked flag, one by one
+        ClaimIndex.filed(tx, engine.statements(), row); // its edges and blocked flag, one by one
       }
       rows.add(row);
     }

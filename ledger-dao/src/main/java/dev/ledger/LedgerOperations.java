@@ -1,0 +1,672 @@
+package dev.ledger;
+
+import dev.ledger.append.BatchFiling;
+import dev.ledger.append.EventLog;
+import dev.ledger.append.Failures;
+import dev.ledger.append.Filing;
+import dev.ledger.append.PromotionRecording;
+import dev.ledger.append.Transitions;
+import dev.ledger.claim.BatchCompletion;
+import dev.ledger.claim.Claims;
+import dev.ledger.claim.Leases;
+import dev.ledger.read.Reads;
+import dev.ledger.read.WorkerReads;
+import dev.ledger.replay.Rebuild;
+import dev.ledger.scrub.Scrubs;
+import dev.ledger.tx.Engine;
+import dev.ledger.tx.Tx;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Function;
+
+/**
+ * The ledger's operations, one method each, every one delegating to its operation class ({@code
+ * dev.ledger.append}, {@code claim}, {@code scrub}, {@code replay}, {@code read}) with a
+ * transaction context. {@link Ledger} runs them in the ledger's own transactions (or joins the
+ * transaction the data source's connection is already in); the transaction views run them in a
+ * caller's. Only this package extends it.
+ *
+ * <p>Errors: {@link InvalidInputException} (nothing written), {@link TaskNotFoundException}, {@link
+ * WrongStateException}, {@link LeaseLostException}, {@link SchemaVersionException}, and {@link
+ * LedgerStorageException} for database failures. Thread-safe.
+ */
+public abstract class LedgerOperations {
+
+  /** The operation classes of one ledger, shared by it and its transaction views. */
+  static final class Ops {
+    final Engine engine;
+    final Filing filing;
+    final Transitions transitions;
+    final PromotionRecording promotions;
+    final Claims claims;
+    final Leases leases;
+    final Scrubs scrubs;
+    final Rebuild rebuild;
+    final Reads reads;
+    final Failures failures;
+    final BatchFiling batchFiling;
+    final BatchCompletion batchCompletion;
+    final WorkerReads workerReads;
+
+    Ops(Engine engine) {
+      this.engine = engine;
+      EventLog log = new EventLog(engine);
+      this.filing = new Filing(engine, log);
+      this.transitions = new Transitions(engine, log);
+      this.promotions = new PromotionRecording(engine, log);
+      this.claims = new Claims(engine, log, transitions);
+      this.leases = new Leases(engine, transitions);
+      this.scrubs = new Scrubs(engine, log);
+      this.rebuild = new Rebuild(engine);
+      this.reads = new Reads(engine);
+      this.failures = new Failures(engine, log, filing, transitions);
+      this.batchFiling = new BatchFiling(engine);
+      this.batchCompletion = new BatchCompletion(engine);
+      this.workerReads = new WorkerReads(engine);
+    }
+  }
+
+  final Ops ops;
+
+  LedgerOperations(Ops ops) {
+    this.ops = ops;
+  }
+
+  /**
+   * Runs a write in a transaction context: the ledger's own transaction, or the caller's.
+   *
+   * @param operation the operation's name, for messages
+   * @param body the operation
+   * @param <T> its result
+   * @return the body's result
+   */
+  abstract <T> T write(String operation, Function<Tx, T> body);
+
+  /**
+   * Runs a read in a connection context: a pooled connection, or the caller's transaction.
+   *
+   * @param operation the operation's name, for messages
+   * @param body the read
+   * @param <T> its result
+   * @return the body's result
+   */
+  abstract <T> T read(String operation, Function<Tx, T> body);
+
+  // ---------------------------------------------------------------------------------------------
+  // filing and transitions (dev.ledger.append)
+
+  /**
+   * Files a task, born {@code proposed}; makes the domain's schema first if this is its first task
+   * (and runtime DDL is allowed). Filing again from the same origin and upstream event returns the
+   * first task's id and writes nothing.
+   *
+   * @param spec what to file, not null
+   * @return the task's id, e.g. {@code t0006467c2d6a1f0-3fa85f64}
+   * @throws InvalidInputException naming the field: see {@link Validation#spec(TaskSpec)}; also
+   *     {@code depends_on} when a dependency does not exist
+   * @throws SchemaVersionException when the domain has no schema and runtime DDL is off
+   */
+  public final String file(TaskSpec spec) {
+    return write("file", tx -> ops.filing.file(tx, spec));
+  }
+
+  /**
+   * Admits a proposed task to the queue.
+   *
+   * @param id the task id
+   * @throws TaskNotFoundException when no task has the id
+   * @throws WrongStateException when the task is not {@code proposed}
+   */
+  public final void admit(String id) {
+    write(
+        "admit",
+        tx -> {
+          ops.transitions.admit(tx, id);
+          return null;
+        });
+  }
+
+  /**
+   * Invalidates an open task (proposed, admitted or claimed).
+   *
+   * @param id the task id
+   * @param reason why, 1 to {@value Validation#MAX_BODY} characters
+   * @param supersededBy the task replacing it, or null; must exist when given
+   * @throws TaskNotFoundException when no task has the id (or {@code supersededBy} names none)
+   * @throws WrongStateException when the task is already completed or invalidated
+   */
+  public final void invalidate(String id, String reason, String supersededBy) {
+    write(
+        "invalidate",
+        tx -> {
+          ops.transitions.invalidate(tx, id, reason, supersededBy);
+          return null;
+        });
+  }
+
+  /**
+   * Records where a completed task's result was posted.
+   *
+   * @param id the task id
+   * @param to where, e.g. {@code tracker:ops} or {@code task:<parent>}
+   * @throws TaskNotFoundException when no task has the id
+   * @throws WrongStateException when the task is not completed
+   */
+  public final void post(String id, String to) {
+    write(
+        "post",
+        tx -> {
+          ops.transitions.post(tx, id, to);
+          return null;
+        });
+  }
+
+  /**
+   * Changes an open task's priority.
+   *
+   * @param id the task id
+   * @param priority the new priority
+   * @param why why, 1 to {@value Validation#MAX_BODY} characters
+   * @throws TaskNotFoundException when no task has the id
+   * @throws WrongStateException when the task is completed or invalidated
+   */
+  public final void rescore(String id, long priority, String why) {
+    write(
+        "rescore",
+        tx -> {
+          ops.transitions.rescore(tx, id, priority, why);
+          return null;
+        });
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // claims and leases (dev.ledger.claim)
+
+  /**
+   * Claims the next claimable task of a domain: admitted (or claimed with an expired lease), every
+   * requirement in {@code manifest}, label within {@code handling}, every dependency completed (in
+   * whatever domain), no open continuation; highest priority first, then oldest. One SQL statement
+   * picks and updates the row ({@code FOR UPDATE SKIP LOCKED} in a materialized CTE, walking the
+   * {@code tasks_claimable} index), so its cost does not grow with the queue's depth and two
+   * claimers never take the same task.
+   *
+   * @param domain the domain
+   * @param holder who claims, 1 to {@value Validation#MAX_NAME} characters
+   * @param lease how long the lease lasts; more than zero, at most {@link Validation#MAX_LEASE}
+   * @param manifest what the claimer can do (requirements it meets), not null
+   * @param handling the highest label it may handle, not null
+   * @return the lease, or empty when nothing is claimable (or the domain is unknown)
+   * @throws InvalidInputException naming {@code holder}, {@code lease}, {@code manifest} or {@code
+   *     handling}
+   */
+  public final Optional<Lease> claimNext(
+      String domain, String holder, Duration lease, Collection<String> manifest, Label handling) {
+    List<Lease> one = claimBatch(domain, holder, lease, manifest, handling, 1);
+    if (one.size() > 1) {
+      throw new IllegalStateException("a claim of one returned " + one.size() + " tasks");
+    }
+    return one.stream().findFirst();
+  }
+
+  /**
+   * Claims up to {@code max} claimable tasks in one statement, as {@link #claimNext} does for one.
+   *
+   * @param domain the domain
+   * @param holder who claims
+   * @param lease how long each lease lasts
+   * @param manifest what the claimer can do
+   * @param handling the highest label it may handle
+   * @param max the most tasks, 1 to 1000
+   * @return the leases, in claim order (priority descending, then created); empty when none
+   * @throws InvalidInputException naming the invalid argument
+   */
+  public final List<Lease> claimBatch(
+      String domain,
+      String holder,
+      Duration lease,
+      Collection<String> manifest,
+      Label handling,
+      int max) {
+    return write(
+        "claim", tx -> ops.claims.claimBatch(tx, domain, holder, lease, manifest, handling, max));
+  }
+
+  /**
+   * Claims one given task, when it is claimable by this claimer.
+   *
+   * @param id the task id
+   * @param holder who claims
+   * @param lease how long the lease lasts
+   * @param manifest what the claimer can do
+   * @param handling the highest label it may handle
+   * @return the lease
+   * @throws TaskNotFoundException when no task has the id
+   * @throws WrongStateException when the task is not claimable by this claimer, saying why
+   */
+  public final Lease claim(
+      String id, String holder, Duration lease, Collection<String> manifest, Label handling) {
+    return write("claim", tx -> ops.claims.claim(tx, id, holder, lease, manifest, handling));
+  }
+
+  /**
+   * Extends a lease.
+   *
+   * @param lease the current lease
+   * @param extend the new lease runs this long from now; more than zero
+   * @return the extended lease
+   * @throws LeaseLostException when the lease is no longer the task's current one
+   */
+  public final Lease heartbeat(Lease lease, Duration extend) {
+    return write("heartbeat", tx -> ops.leases.heartbeat(tx, lease, extend));
+  }
+
+  /**
+   * Gives a claimed task back to the queue.
+   *
+   * @param lease the current lease
+   * @throws LeaseLostException when the lease is no longer the task's current one
+   */
+  public final void release(Lease lease) {
+    write(
+        "release",
+        tx -> {
+          ops.leases.release(tx, lease);
+          return null;
+        });
+  }
+
+  /**
+   * Leaves a handoff note on a claimed task.
+   *
+   * @param lease the current lease
+   * @param handoff the note, 1 to {@value Validation#MAX_BODY} characters
+   * @throws LeaseLostException when the lease is no longer the task's current one
+   */
+  public final void leaveHandoff(Lease lease, String handoff) {
+    write(
+        "leave handoff",
+        tx -> {
+          ops.leases.leaveHandoff(tx, lease, handoff);
+          return null;
+        });
+  }
+
+  /**
+   * Completes a claimed task.
+   *
+   * @param lease the current lease
+   * @param handoff the result note, or null
+   * @throws LeaseLostException when the lease is no longer the task's current one (it expired and
+   *     another worker claimed the task, or it was released or invalidated)
+   */
+  public final void complete(Lease lease, String handoff) {
+    write(
+        "complete",
+        tx -> {
+          ops.leases.complete(tx, lease, handoff);
+          return null;
+        });
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // promotions (dev.ledger.append)
+
+  /**
+   * Records a promotion unless this promoter promoted this version of the entry to this tier
+   * already; the domain's lock is held from the check to the commit, so two processes recording the
+   * same promotion record it once. Makes the domain's schema when needed.
+   *
+   * @param spec the promotion
+   * @return true when recorded, false when it was there already
+   * @throws InvalidInputException naming the field, see {@link Validation#promotion}
+   */
+  public final boolean recordPromotion(PromotionSpec spec) {
+    return write("record promotion", tx -> ops.promotions.record(tx, spec));
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // scrubs (dev.ledger.scrub)
+
+  /**
+   * Removes the why from an entry's promotion events and rows, in one transaction under the
+   * domain's lock. Ports the reference's {@code scrub_promotions}.
+   *
+   * @param domain the domain
+   * @param entry the entry
+   * @return how many records of the entry hold no why now
+   */
+  public final int scrubPromotions(String domain, String entry) {
+    return write("scrub promotions", tx -> ops.scrubs.scrubPromotions(tx, domain, entry));
+  }
+
+  /**
+   * Rewrites every task filed from {@code origin} to the redaction, in its events and its row, and
+   * invalidates the open ones, in one transaction under the domain's lock. Ports {@code
+   * scrub_tasks}.
+   *
+   * @param domain the domain
+   * @param origin the origin
+   * @param redaction what to write instead
+   * @return how many tasks were filed from the origin
+   */
+  public final int scrubTasks(String domain, String origin, Redaction redaction) {
+    return write("scrub tasks", tx -> ops.scrubs.scrubTasks(tx, domain, origin, redaction));
+  }
+
+  /**
+   * Both scrubs of an erasure in one transaction under the domain's lock. Ports {@code
+   * scrub_entry}.
+   *
+   * @param domain the domain
+   * @param entry the entry whose promotions lose their why
+   * @param origin the origin whose tasks are redacted
+   * @param redaction what to write instead
+   * @return the counts of both scrubs
+   */
+  public final ScrubResult scrubEntry(
+      String domain, String entry, String origin, Redaction redaction) {
+    return write("scrub entry", tx -> ops.scrubs.scrubEntry(tx, domain, entry, origin, redaction));
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // replay (dev.ledger.replay)
+
+  /**
+   * Replays every domain's events into a fresh projection ({@code tasks}, {@code promotions}, the
+   * domain's routes in {@code ledger_tasks}, and the derived claim classes, dependency edges and
+   * {@code blocked} flags), all domains in one transaction: a failure anywhere leaves every old
+   * projection as it was. Per domain, the old rows are deleted, the events are streamed in sequence
+   * order ({@code COPY TO STDOUT}, payloads read by a streaming JSON parser) and folded in memory
+   * with the same {@link Projection} the live operations use, and the rows are written with {@code
+   * COPY ... FROM STDIN}. Until it commits, readers see the old projection. Holds one domain's task
+   * rows in memory at a time. Ports {@code rebuild}.
+   *
+   * @return how many events were replayed
+   * @throws LedgerStorageException when the database fails or refuses a replayed row (e.g. a
+   *     duplicate key from a hand-edited log; the SQLState is kept)
+   * @throws LedgerException when a stored event is not format v1, or a replayed value cannot be
+   *     stored (a U+0000 in a text); the message names the task or the column, never the value
+   */
+  public final long rebuild() {
+    long n = write("rebuild", ops.rebuild::rebuild);
+    ops.engine.directory().forget();
+    return n;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // reads (dev.ledger.read)
+
+  /**
+   * One task.
+   *
+   * @param id the task id
+   * @return the task
+   * @throws TaskNotFoundException when no task has the id
+   */
+  public final Task get(String id) {
+    return read("get", tx -> ops.reads.get(tx, id));
+  }
+
+  /**
+   * A domain's tasks in a status, in claim order (priority descending, then created).
+   *
+   * @param domain the domain
+   * @param status the status
+   * @return the tasks; empty when none or the domain is unknown
+   */
+  public final List<Task> list(String domain, Status status) {
+    return read("list", tx -> ops.reads.list(tx, domain, status));
+  }
+
+  /**
+   * A domain's completed tasks from some origin whose result is not yet posted, oldest first.
+   *
+   * @param domain the domain
+   * @return the tasks
+   */
+  public final List<Task> unposted(String domain) {
+    return read("list", tx -> ops.reads.unposted(tx, domain));
+  }
+
+  /**
+   * The tasks of a task's domain that depend on it, oldest first.
+   *
+   * @param id the task id
+   * @return the dependents; empty when none or the task is unknown
+   */
+  public final List<Task> dependents(String id) {
+    return read("dependents", tx -> ops.reads.dependents(tx, id));
+  }
+
+  /**
+   * What was filed from a task: its children ({@code task:<id>}), its continuation ({@code
+   * continues:<id>}) and its retries ({@code retries:<id>}), in its domain, oldest first.
+   *
+   * @param parent the task id
+   * @return the tasks; empty when none or the task is unknown
+   */
+  public final List<Task> filedFrom(String parent) {
+    return read("filed from", tx -> ops.reads.filedFrom(tx, parent));
+  }
+
+  /**
+   * A domain's tasks filed from an origin, oldest first.
+   *
+   * @param domain the domain
+   * @param origin the origin
+   * @return the tasks
+   */
+  public final List<Task> withOrigin(String domain, String origin) {
+    return read("list", tx -> ops.reads.withOrigin(tx, domain, origin));
+  }
+
+  /**
+   * The task filed from an origin's upstream event, if any.
+   *
+   * @param domain the domain
+   * @param origin the origin
+   * @param upstreamEvent the upstream event
+   * @return its id, or empty
+   */
+  public final Optional<String> findOrigin(String domain, String origin, String upstreamEvent) {
+    return read("find origin", tx -> ops.reads.findOrigin(tx, domain, origin, upstreamEvent));
+  }
+
+  /**
+   * The payload of a task's {@code created} event, as stored (format v1 JSON).
+   *
+   * @param id the task id
+   * @return the JSON text
+   * @throws TaskNotFoundException when no task has the id
+   */
+  public final String createdPayload(String id) {
+    return read("created payload", tx -> ops.reads.createdPayload(tx, id));
+  }
+
+  /**
+   * A task's events, in order.
+   *
+   * @param id the task id
+   * @return its events, oldest first
+   * @throws TaskNotFoundException when no task has the id
+   */
+  public final List<LoggedEvent> history(String id) {
+    return read("history", tx -> ops.reads.history(tx, id));
+  }
+
+  /**
+   * An entry's promotions, in the order recorded.
+   *
+   * @param domain the domain
+   * @param entry the entry
+   * @return the promotions; empty when none or the domain is unknown
+   */
+  public final List<Promotion> promotions(String domain, String entry) {
+    return read("promotions", tx -> ops.reads.promotions(tx, domain, entry));
+  }
+
+  /**
+   * Every domain with a schema, sorted.
+   *
+   * @return the domain names
+   */
+  public final List<String> domains() {
+    return read("domains", Reads::domains);
+  }
+
+  /**
+   * Every domain with its schema, version and task counts by status, sorted by domain. Costs one
+   * query per domain.
+   *
+   * @return the domains
+   */
+  public final List<DomainInfo> describeDomains() {
+    return read("describe domains", ops.reads::describeDomains);
+  }
+
+  /**
+   * How many events every domain holds.
+   *
+   * @return the count
+   */
+  public final long eventCount() {
+    return read("event count", ops.reads::eventCount);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // worker pools: batches, failures, delays (dev.ledger.append.Failures, BatchFiling;
+  // dev.ledger.claim.BatchCompletion; dev.ledger.read.WorkerReads)
+
+  /**
+   * Files and admits several tasks of one domain in one call and one transaction: for each spec the
+   * {@code created} and (unless it names a future {@code notBefore}; then it stays proposed until a
+   * worker pool admits it) {@code admitted} events and the row {@link #file} and {@link #admit}
+   * write, appended set-wise. Makes the domain's schema first when needed. Idempotent on origin as
+   * {@code file}: a spec whose origin and upstream event were filed before, or earlier in the
+   * batch, returns that task's id and writes nothing. All or nothing: a refused spec writes none.
+   *
+   * @param specs 1 to 5,000 specs of one domain
+   * @return the task ids, in the order of {@code specs}
+   * @throws InvalidInputException naming the field of the first invalid spec, {@code specs}, {@code
+   *     domain} (two domains in one batch) or {@code depends_on} (a dependency that does not exist)
+   * @throws SchemaVersionException when the domain has no schema and runtime DDL is off
+   */
+  public final List<String> fileAll(List<TaskSpec> specs) {
+    return write("file all", tx -> ops.batchFiling.fileAll(tx, specs));
+  }
+
+  /**
+   * Completes several claimed tasks of one domain in one transaction, each under its lease as
+   * {@link #complete} does (same events, same rows), appended set-wise: what a worker pool does
+   * with the finished tasks of a batch. A lease that is not its task's current one (or names a task
+   * of another domain) is refused without failing the others: it is returned, nothing written for
+   * it.
+   *
+   * @param domain the tasks' domain
+   * @param completions the leases and handoffs, in the order their events are appended
+   * @return the refused leases, empty when every task was completed
+   * @throws InvalidInputException naming {@code lease} or {@code handoff} (nothing written)
+   */
+  public final List<Lease> completeAll(String domain, List<Completion> completions) {
+    return write("complete all", tx -> ops.batchCompletion.completeAll(tx, domain, completions));
+  }
+
+  /**
+   * Records a failed attempt under its lease, in one transaction: the task is invalidated with the
+   * reason {@code attempt <n> of <max> failed at <time>: <error>} and, unless that was its last
+   * attempt, a retry is filed from the chain's root (origin {@code retries:<root>}, upstream event
+   * {@code attempt:<n+1>}, the same spec otherwise) that may run from {@code now + retryDelay} (it
+   * stays proposed until then; {@link #admitDue} admits it) and is named as the failed task's
+   * {@code superseded_by}. After the last attempt the task is a dead letter: invalidated with the
+   * reason prefixed {@value FailureRecord#DEAD_LETTER} and no successor; {@link #deadLetters} lists
+   * them and {@link #refile} files one again. Writes only the reference's event kinds ({@code
+   * created}, {@code invalidated}). The attempt number is the task's place in its retry chain; a
+   * claim after an expired lease is not an attempt.
+   *
+   * @param lease the current lease of the task
+   * @param error what went wrong, 1 to {@value Validation#MAX_BODY} characters
+   * @param defaultMaxAttempts the chain's attempts when its spec sets none ({@code max_attempts}
+   *     0), 1 to {@value Validation#MAX_ATTEMPTS}
+   * @param retryDelay how long after now the retry may run, zero or more
+   * @return what was recorded
+   * @throws LeaseLostException when the lease is no longer the task's current one (nothing written)
+   * @throws InvalidInputException naming {@code error}, {@code max_attempts} or {@code retry_delay}
+   */
+  public final FailureRecord fail(
+      Lease lease, String error, int defaultMaxAttempts, Duration retryDelay) {
+    return write("fail", tx -> ops.failures.fail(tx, lease, error, defaultMaxAttempts, retryDelay));
+  }
+
+  /**
+   * Admits up to {@code max} delayed tasks of a domain whose time has come ({@code not_before} at
+   * or before now, still proposed), oldest time first, in one transaction; rows another admitter
+   * holds are skipped. Each gets the reference's {@code admitted} event, which wakes the domain's
+   * workers.
+   *
+   * @param domain the domain
+   * @param max the most tasks, 1 to 1000
+   * @return the ids admitted; empty when none is due or the domain is unknown
+   */
+  public final List<String> admitDue(String domain, int max) {
+    return write("admit due", tx -> ops.failures.admitDue(tx, domain, max));
+  }
+
+  /**
+   * Files a dead letter again, admitted, with a fresh budget of attempts: origin {@code
+   * retries:<root>}, upstream event {@code refiled:<id>}, so re-filing it twice files it once.
+   *
+   * @param deadLetterId the dead letter's id
+   * @return the new task's id
+   * @throws TaskNotFoundException when no task has the id
+   * @throws WrongStateException when the task is not a dead letter
+   */
+  public final String refile(String deadLetterId) {
+    return write("refile", tx -> ops.failures.refile(tx, ops.reads.get(tx, deadLetterId)));
+  }
+
+  /**
+   * The earliest start time among a domain's delayed tasks not yet admitted.
+   *
+   * @param domain the domain
+   * @return the time, or empty when none waits (or the domain is unknown)
+   */
+  public final Optional<java.time.Instant> nextDue(String domain) {
+    return read("next due", tx -> ops.workerReads.nextDue(tx, domain));
+  }
+
+  /**
+   * A domain's dead letters (tasks invalidated after their last attempt), oldest first; each keeps
+   * its last error in {@link Task#reason()}.
+   *
+   * @param domain the domain
+   * @return the tasks; empty when none or the domain is unknown
+   */
+  public final List<Task> deadLetters(String domain) {
+    return read("dead letters", tx -> ops.workerReads.deadLetters(tx, domain));
+  }
+
+  /**
+   * Several tasks of one domain in one query, in the order of {@code ids}; ids without a task in
+   * the domain are left out.
+   *
+   * @param domain the domain
+   * @param ids the task ids
+   * @return the tasks found
+   */
+  public final List<Task> tasks(String domain, java.util.Collection<String> ids) {
+    return read("tasks", tx -> ops.workerReads.tasks(tx, domain, ids));
+  }
+
+  /**
+   * A domain's task counts by status (every status present, 0 where none): one grouped count over
+   * the domain's tasks, for gauges sampled now and then.
+   *
+   * @param domain the domain
+   * @return the counts; all 0 when the domain is unknown
+   */
+  public final java.util.Map<Status, Long> countByStatus(String domain) {
+    return read("count by status", tx -> ops.workerReads.countByStatus(tx, domain));
+  }
+}
