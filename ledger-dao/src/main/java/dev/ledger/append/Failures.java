@@ -186,15 +186,7 @@ public final class Failures {
     TaskSpec again =
         dead.spec().refiled(RETRIES + root, REFILED + dead.id(), null, dead.spec().maxAttempts());
     String id = filing.file(tx, again);
-    String status =
-        tx.forSchema(engine.schemaOfTask(tx, id))
-            .select(TASKS.STATUS)
-            .from(TASKS)
-            .where(TASKS.ID.eq(id))
-            .fetchOne(TASKS.STATUS);
-    if (Status.PROPOSED.wire().equals(status)) {
-      transitions.admit(tx, id);
-    }
+    transitions.admitIfProposed(tx, id);
     return id;
   }
 

@@ -61,6 +61,26 @@ public final class Transitions {
   }
 
   /**
+   * Admits a task if it is still proposed and not delayed past now ({@code not_before}); does
+   * nothing otherwise (a retried {@code fileAndAdmit} whose first attempt committed, a delayed
+   * task).
+   *
+   * @param tx the operation's transaction context
+   * @param id the task id
+   * @throws dev.ledger.TaskNotFoundException when no task has the id
+   */
+  public void admitIfProposed(Tx tx, String id) {
+    apply(
+        tx,
+        id,
+        row ->
+            Status.PROPOSED.wire().equals(row.getStatus())
+                    && (row.getNotBefore() == null || !row.getNotBefore().isAfter(engine.now()))
+                ? new Event.Admitted()
+                : null); // a delayed task stays proposed until a worker pool admits it
+  }
+
+  /**
    * Invalidates an open task.
    *
    * @param tx the operation's transaction context
@@ -74,8 +94,7 @@ public final class Transitions {
   public void invalidate(Tx tx, String id, String reason, String supersededBy) {
     Validation.required("reason", reason, Validation.MAX_BODY);
     Validation.text("superseded_by", supersededBy, Validation.MAX_NAME);
-    if (supersededBy != null
-        && engine.directory().schemaOfTask(tx.directory(), supersededBy).isEmpty()) {
+    if (supersededBy != null && engine.findSchemaOfTask(tx, supersededBy).isEmpty()) {
       throw new InvalidInputException("superseded_by", "no task with id '" + supersededBy + "'");
     }
     apply(
@@ -147,6 +166,6 @@ public final class Transitions {
    * @throws dev.ledger.TaskNotFoundException when no task has the id
    */
   public TasksRecord apply(Tx tx, String id, EventLog.EventDecider decide) {
-    return log.transition(tx.forSchema(engine.schemaOfTask(tx, id)), id, decide);
+    return log.transition(tx, tx.forSchema(engine.schemaOfTask(tx, id)), id, decide);
   }
 }
