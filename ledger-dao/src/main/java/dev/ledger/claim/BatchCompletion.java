@@ -77,10 +77,10 @@ public final class BatchCompletion {
     if (schema.isEmpty()) {
       return completions.stream().map(Completion::lease).toList();
     }
-    return completeIn(tx.forSchema(schema.get()), domain, completions);
+    return completeIn(tx, tx.forSchema(schema.get()), completions);
   }
 
-  private List<Lease> completeIn(DSLContext tx, String domain, List<Completion> completions) {
+  private List<Lease> completeIn(Tx op, DSLContext tx, List<Completion> completions) {
     List<String> ids = completions.stream().map(c -> c.lease().taskId()).distinct().toList();
     Map<String, Record> rows = new HashMap<>();
     for (Record r :
@@ -168,7 +168,7 @@ public final class BatchCompletion {
             .orderBy(LEDGER_DEPENDENCIES.DEPENDS_ON)
             .fetch(LEDGER_DEPENDENCIES.DEPENDS_ON);
     for (String id : withDependents) {
-      ClaimIndex.completed(tx, engine.statements(), id, d -> engine.onSameTransaction(tx, d));
+      ClaimIndex.completed(tx, engine.statements(), id, d -> engine.forDomain(op, d));
     }
     return lost;
   }
