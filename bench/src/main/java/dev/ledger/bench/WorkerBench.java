@@ -82,7 +82,7 @@ final class WorkerBench {
                   + rounds
                   + " rounds of "
                   + n
-                  + " tasks each side, medians; ours WorkerPool(concurrency 8, batch 8) with"
+                  + " tasks each side, medians; ours WorkerPool(concurrency 8, prefetch 8, batch 16) with"
                   + " claimBatch + completeAll, every task completed once (checked); db-scheduler"
                   + " threads(8).pollUsingLockAndFetch(0.5, 3.0), polling 100 ms");
     } finally {

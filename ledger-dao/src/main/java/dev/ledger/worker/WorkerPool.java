@@ -53,13 +53,13 @@ import org.slf4j.LoggerFactory;
  *
  * <p>How it runs: one dispatcher thread claims with {@link Ledger#claimBatch} as many tasks as
  * threads are free (at most {@link Builder#batchSize}), hands each to a worker thread, and waits
- * when the queue is empty (or every thread is busy) until a wake-up: a {@code NOTIFY} of the
- * domain's channel (sent in the transaction that admits or releases a task, or files a delayed one,
- * by domain migration V7's trigger, whoever writes), a thread coming free, the next delayed task's
- * time, or the poll interval. No busy loop; at most {@code concurrency} tasks are held. Each
- * running task's lease is extended every third of the lease; a refused heartbeat marks the lease
- * lost ({@link TaskContext#leaseLost()}) and interrupts the handler, whose outcome is then
- * discarded (fencing refuses it anyway).
+ * when the queue is empty (or every thread is busy and the prefetch queue full) until a wake-up: a
+ * {@code NOTIFY} of the domain's channel (sent in the transaction that admits or releases a task,
+ * or files a delayed one, by domain migration V7's trigger, whoever writes), a thread coming free,
+ * the next delayed task's time, or the poll interval. No busy loop; at most {@code concurrency +
+ * prefetch} tasks are held. Each running task's lease is extended every third of the lease; a
+ * refused heartbeat marks the lease lost ({@link TaskContext#leaseLost()}) and interrupts the
+ * handler, whose outcome is then discarded (fencing refuses it anyway).
  *
  * <p>Failures: a handler that throws or returns {@link Outcome#failed} has its error recorded with
  * {@link Ledger#fail}: the task is invalidated with the attempt, the time and the error, and a
@@ -93,6 +93,7 @@ public final class WorkerPool implements AutoCloseable {
   private final List<String> manifest;
   private final Label handling;
   private final int concurrency;
+  private final int prefetch;
   private final int batchSize;
   private final Duration lease;
   private final Duration heartbeatEvery;
@@ -132,7 +133,8 @@ public final class WorkerPool implements AutoCloseable {
     this.manifest = List.copyOf(b.manifest);
     this.handling = b.handling;
     this.concurrency = b.concurrency;
-    this.batchSize = b.batchSize > 0 ? b.batchSize : Math.min(concurrency, 100);
+    this.prefetch = b.prefetch >= 0 ? b.prefetch : concurrency;
+    this.batchSize = b.batchSize > 0 ? b.batchSize : Math.min(concurrency + prefetch, 100);
     this.lease = b.lease;
     this.heartbeatEvery = b.lease.dividedBy(3);
     this.pollInterval = b.pollInterval;
@@ -140,7 +142,7 @@ public final class WorkerPool implements AutoCloseable {
     this.shutdownTimeout = b.shutdownTimeout;
     this.metrics = b.metrics;
     this.requireKnownDomains = b.requireKnownDomains;
-    this.permits = new Semaphore(concurrency);
+    this.permits = new Semaphore(concurrency + prefetch);
     for (String d : domains) {
       state.put(d, new DomainState());
     }
@@ -178,9 +180,9 @@ public final class WorkerPool implements AutoCloseable {
   }
 
   /**
-   * How many tasks the pool holds now (claimed and running or about to run).
+   * How many tasks the pool holds now (claimed: running, waiting for a thread, or being completed).
    *
-   * @return the count, 0 to {@code concurrency}
+   * @return the count, 0 to {@code concurrency + prefetch}
    */
   public int inFlight() {
     return running.size();
@@ -234,7 +236,7 @@ public final class WorkerPool implements AutoCloseable {
             concurrency,
             0,
             TimeUnit.MILLISECONDS,
-            new LinkedBlockingQueue<>(concurrency),
+            new LinkedBlockingQueue<>(concurrency + prefetch),
             daemon(() -> prefix + "-" + n.incrementAndGet()));
     timers = Executors.newScheduledThreadPool(1, daemon(() -> prefix + "-heartbeat"));
     if (metrics.wantsDepth()) {
@@ -253,11 +255,12 @@ public final class WorkerPool implements AutoCloseable {
     dispatcher.setDaemon(true);
     dispatcher.start();
     LOG.info(
-        "ledger worker {} started: domains {}, concurrency {}, batch {}, lease {}, poll {}, {}"
-            + " attempts, wake-ups {}",
+        "ledger worker {} started: domains {}, concurrency {}, prefetch {}, batch {}, lease {},"
+            + " poll {}, {} attempts, wake-ups {}",
         holder,
         domains,
         concurrency,
+        prefetch,
         batchSize,
         lease,
         pollInterval,
@@ -898,6 +901,7 @@ public final class WorkerPool implements AutoCloseable {
     private List<String> manifest = List.of();
     private Label handling = Label.PUBLIC;
     private int concurrency = 4;
+    private int prefetch = -1;
     private int batchSize;
     private Duration lease = Duration.ofSeconds(30);
     private Duration pollInterval = Duration.ofSeconds(5);
@@ -997,7 +1001,23 @@ public final class WorkerPool implements AutoCloseable {
     }
 
     /**
-     * The most tasks one claim takes; by default the concurrency (at most 100).
+     * How many claimed tasks may wait for a thread, so the next claim overlaps the running handlers
+     * (a bounded queue; their leases run from the claim). By default the concurrency; 0 claims only
+     * for idle threads.
+     *
+     * @param tasks 0 to 1000
+     * @return this
+     */
+    public Builder prefetch(int tasks) {
+      if (tasks < 0 || tasks > 1000) {
+        throw new InvalidInputException("prefetch", "must be 0 to 1000, was " + tasks);
+      }
+      this.prefetch = tasks;
+      return this;
+    }
+
+    /**
+     * The most tasks one claim takes; by default concurrency + prefetch (at most 100).
      *
      * @param max 1 to 1000
      * @return this
