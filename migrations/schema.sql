@@ -44,6 +44,18 @@ ALTER TABLE ledger_tasks ADD CONSTRAINT ledger_tasks_domain_fkey FOREIGN KEY (do
 
 -- Domain set (db/ledger/domain), in each domain schema, at version 7
 
+SET check_function_bodies = false;
+
+CREATE OR REPLACE FUNCTION tasks_notify_workers()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+    PERFORM pg_notify(TG_TABLE_SCHEMA, NEW.status);
+    RETURN NULL;
+END
+$function$;
+
 CREATE SEQUENCE events_seq_seq AS bigint START WITH 1 INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 CACHE 1 NO CYCLE;
 
 CREATE SEQUENCE promotions_seq_seq AS bigint START WITH 1 INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 CACHE 1 NO CYCLE;
@@ -126,3 +138,5 @@ CREATE INDEX tasks_queue ON tasks USING btree (status, priority DESC, created);
 ALTER SEQUENCE events_seq_seq OWNED BY events.seq;
 
 ALTER SEQUENCE promotions_seq_seq OWNED BY promotions.seq;
+
+CREATE TRIGGER tasks_notify_workers AFTER INSERT OR UPDATE OF status ON tasks FOR EACH ROW WHEN (new.status = 'admitted'::text OR new.status = 'proposed'::text AND new.not_before IS NOT NULL) EXECUTE FUNCTION tasks_notify_workers();
