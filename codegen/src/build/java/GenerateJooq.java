@@ -69,14 +69,14 @@ public class GenerateJooq {
                               .withExcludes(
                                   "flyway_schema_history|ledger_directory_history"
                                       // the trigger functions that keep derived state right
-                                      // (directory V5, domain V7): the database calls them
+                                      // (directory V5, domain V8): the database calls them
                                       + "|ledger_route_changed|ledger_directory_of"
                                       + "|ledger_task_filed|ledger_task_status_changed")
                               .withForcedTypes(
                                   forced(
                                       "java.time.Instant",
                                       "InstantConverter",
-                                      ".*\\.(tasks\\.(created|lease_until)|events\\.at|promotions\\.at"
+                                      ".*\\.(tasks\\.(created|lease_until|not_before)|events\\.at|promotions\\.at"
                                           + "|ledger_schema_state\\.recorded_at)"),
                                   forced(
                                       "java.util.List<java.lang.String>",

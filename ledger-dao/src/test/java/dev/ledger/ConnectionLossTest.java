@@ -147,7 +147,7 @@ class ConnectionLossTest {
     DomainLog log = new DomainLog(PG.dataSource(), domain);
 
     // after the `completed` event, before the projection row (whose trigger marks the route
-    // completed in the same statement, domain V7)
+    // completed in the same statement, domain V8)
     for (Predicate<String> before : List.of(KillSwitch.update("tasks"))) {
       kill.arm(before);
       assertStorageFailure(() -> ledger.complete(lease, "done"), "complete");

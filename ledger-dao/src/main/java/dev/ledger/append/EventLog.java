@@ -100,7 +100,7 @@ public final class EventLog {
   /**
    * Appends an event and projects it onto the task's locked row. What a completion changes besides
    * the row (the route's {@code completed}, its dependents' {@code blocked}, in any domain) the
-   * database's triggers change in the same transaction (domain migration V7, directory V5), as they
+   * database's triggers change in the same transaction (domain migration V8, directory V5), as they
    * do for the reference stack's writes.
    *
    * @param op the operation's transaction context

@@ -27,7 +27,7 @@ import org.jooq.impl.DSL;
  * V3): the {@code blocked} flag of tasks with an open dependency, the dependency edges in {@code
  * ledger_dependencies}, and the domain's {@code claim_classes}, all derived from the events. Live
  * writes (ours and the reference stack's) keep them right through the database's triggers (domain
- * V7, directory V5), which a replay skips; a replay rebuilds them in bulk here with {@link
+ * V8, directory V5), which a replay skips; a replay rebuilds them in bulk here with {@link
  * #rebuildDomain} and {@link #recomputeBlocked}.
  */
 public final class ClaimIndex {

@@ -119,7 +119,7 @@ public final class Replay {
    * replay and then sees the rebuilt projection. Taking them all first, in one order, means no
    * other holder of one domain's lock can wait on rows this replay has already rewritten while the
    * replay waits for its lock. Then sets the transaction-local {@code ledger.replay} to {@code on},
-   * which the triggers of directory V5 and domain V7 skip: the replay writes the derived state
+   * which the triggers of directory V5 and domain V8 skip: the replay writes the derived state
    * itself, in bulk ({@link #finish} turns it off again).
    *
    * @param tx a context in the replay's transaction

@@ -154,7 +154,7 @@ class CopyWriterTest {
         dsl.forSchema(schema)
             .transactionResult(
                 c -> {
-                  // blocked as written, as in a replay: the triggers (domain V7) are off
+                  // blocked as written, as in a replay: the triggers (domain V8) are off
                   replayMode(c.dsl());
                   return CopyWriter.copy(c.dsl(), TASKS, List.of(TASKS.fields()), rows);
                 });

@@ -71,7 +71,7 @@ class RenderedStatementTest {
     DSLContext ctx = contexts.forDomain(DOMAIN);
     RenderedStatement.Cache cache = new RenderedStatement.Cache();
     String prefix = observed ? "o" : "p";
-    // the rows carry blocked as bound: with the triggers off, as in a replay (domain V7 would
+    // the rows carry blocked as bound: with the triggers off, as in a replay (domain V8 would
     // derive it from depends_on)
     ctx.transaction(
         cfg -> {

@@ -1,7 +1,7 @@
 -- Not in the reference: the derived state a claim reads (ledger_tasks.completed here, tasks.blocked
 -- and claim_classes in each domain schema) is kept right by the database itself, whoever writes the
 -- rows: this ledger, the reference stack's own INSERT/UPDATE/DELETE statements (which know nothing
--- of these columns), or an operator's SQL. Domain migration V7 installs the domain half.
+-- of these columns), or an operator's SQL. Domain migration V8 installs the domain half.
 --
 -- This half: when a route's `completed` changes (or a completed route is inserted or deleted), every
 -- task that depends on it, in whatever domain, gets its `blocked` flag recomputed from the

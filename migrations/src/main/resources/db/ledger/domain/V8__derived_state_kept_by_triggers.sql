@@ -9,13 +9,20 @@
 
 -- The directory schema whose routing table routes a domain schema (given bare), or null when none
 -- does (a template schema, or a schema whose route is not inserted yet). The directory schema is
--- configurable and the domain set does not know it, so it is found through the catalog.
+-- configurable and the domain set does not know it, so it is found through the catalog once per
+-- session and kept in the session setting ledger.directory_of_<schema> (reverted with the
+-- transaction that set it, should that roll back).
 CREATE FUNCTION "${flyway:defaultSchema}".ledger_directory_of(domain_schema text) RETURNS text
-LANGUAGE plpgsql STABLE AS $$
+LANGUAGE plpgsql VOLATILE AS $$
 DECLARE
+    cache text := 'ledger.directory_of_' || domain_schema;
     ns text;
     routed boolean;
 BEGIN
+    ns := current_setting(cache, true);
+    IF ns IS NOT NULL AND ns <> '' THEN
+        RETURN ns;
+    END IF;
     FOR ns IN
         SELECT n.nspname FROM pg_catalog.pg_class c
           JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
@@ -25,6 +32,7 @@ BEGIN
         EXECUTE format('SELECT EXISTS (SELECT 1 FROM %I.ledger_domains WHERE schema = $1)', ns)
             INTO routed USING '"' || domain_schema || '"';
         IF routed THEN
+            EXECUTE format('SET %s TO %L', cache, ns);
             RETURN ns;
         END IF;
     END LOOP;
