@@ -6,7 +6,60 @@
 --   ./mvnw -B -ntp verify -Dledger.schema.update=true
 -- and commit it together with the migration.
 
--- Directory set (db/ledger/directory), in the directory schema, at version 4
+-- Directory set (db/ledger/directory), in the directory schema, at version 5
+
+SET check_function_bodies = false;
+
+CREATE OR REPLACE FUNCTION ledger_route_changed()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+    changed text;
+    d RECORD;
+    x RECORD;
+BEGIN
+    IF TG_OP = 'DELETE' THEN
+        changed := OLD.id;
+    ELSE
+        changed := NEW.id;
+    END IF;
+    FOR d IN
+        SELECT m.schema, array_agg(e.task_id ORDER BY e.task_id) AS ids
+          FROM ledger_dependencies e
+          JOIN ledger_tasks r ON r.id = e.task_id
+          JOIN ledger_domains m ON m.domain = r.domain
+         WHERE e.depends_on = changed
+         GROUP BY m.schema
+         ORDER BY m.schema
+    LOOP
+        IF d.schema ~ '^"ledger_[a-z0-9_]{0,40}_[0-9a-f]{8}"$'
+           AND EXISTS (SELECT 1 FROM pg_catalog.pg_attribute a
+                        WHERE a.attrelid = to_regclass(d.schema || '.tasks')
+                          AND a.attname = 'blocked' AND NOT a.attisdropped) THEN
+            EXECUTE format(
+                'SELECT count(*) FROM (SELECT 1 FROM %s.tasks WHERE id = ANY ($1)
+                  ORDER BY id FOR UPDATE) locked', d.schema)
+                USING d.ids;
+            -- a fresh statement after the locks: it sees every completion committed meanwhile
+            FOR x IN
+                SELECT u.id, EXISTS (
+                           SELECT 1 FROM ledger_dependencies e
+                             LEFT JOIN ledger_tasks r
+                                    ON r.id = e.depends_on
+                            WHERE e.task_id = u.id AND r.completed IS NOT TRUE) AS open
+                  FROM unnest(d.ids) AS u(id)
+            LOOP
+                EXECUTE format(
+                    'UPDATE %s.tasks SET blocked = $2
+                      WHERE id = $1 AND blocked IS DISTINCT FROM $2', d.schema)
+                    USING x.id, x.open;
+            END LOOP;
+        END IF;
+    END LOOP;
+    RETURN NULL;
+END
+$function$;
 
 CREATE TABLE ledger_dependencies (
     depends_on text NOT NULL,
@@ -40,9 +93,109 @@ CREATE TABLE ledger_tasks (
     CONSTRAINT ledger_tasks_pkey PRIMARY KEY (id)
 );
 
+CREATE INDEX ledger_dependencies_task ON ledger_dependencies USING btree (task_id);
+
 ALTER TABLE ledger_tasks ADD CONSTRAINT ledger_tasks_domain_fkey FOREIGN KEY (domain) REFERENCES ledger_domains(domain);
 
--- Domain set (db/ledger/domain), in each domain schema, at version 7
+CREATE TRIGGER ledger_route_completed_changed AFTER UPDATE OF completed ON ledger_tasks FOR EACH ROW WHEN (old.completed IS DISTINCT FROM new.completed AND current_setting('ledger.replay'::text, true) IS DISTINCT FROM 'on'::text) EXECUTE FUNCTION ledger_route_changed();
+
+CREATE TRIGGER ledger_route_completed_deleted AFTER DELETE ON ledger_tasks FOR EACH ROW WHEN (old.completed AND current_setting('ledger.replay'::text, true) IS DISTINCT FROM 'on'::text) EXECUTE FUNCTION ledger_route_changed();
+
+CREATE TRIGGER ledger_route_completed_inserted AFTER INSERT ON ledger_tasks FOR EACH ROW WHEN (new.completed AND current_setting('ledger.replay'::text, true) IS DISTINCT FROM 'on'::text) EXECUTE FUNCTION ledger_route_changed();
+
+-- Domain set (db/ledger/domain), in each domain schema, at version 8
+
+SET check_function_bodies = false;
+
+CREATE OR REPLACE FUNCTION ledger_directory_of(domain_schema text)
+ RETURNS text
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+    cache text := 'ledger.directory_of_' || domain_schema;
+    ns text;
+    routed boolean;
+BEGIN
+    ns := current_setting(cache, true);
+    IF ns IS NOT NULL AND ns <> '' THEN
+        RETURN ns;
+    END IF;
+    FOR ns IN
+        SELECT n.nspname FROM pg_catalog.pg_class c
+          JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+         WHERE c.relname = 'ledger_domains' AND c.relkind IN ('r', 'p')
+         ORDER BY n.nspname
+    LOOP
+        EXECUTE format('SELECT EXISTS (SELECT 1 FROM %I.ledger_domains WHERE schema = $1)', ns)
+            INTO routed USING '"' || domain_schema || '"';
+        IF routed THEN
+            EXECUTE format('SET %s TO %L', cache, ns);
+            RETURN ns;
+        END IF;
+    END LOOP;
+    RETURN NULL;
+END
+$function$;
+
+SET check_function_bodies = false;
+
+CREATE OR REPLACE FUNCTION ledger_task_filed()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+    dir text;
+    deps text[];
+    done bigint;
+BEGIN
+    INSERT INTO claim_classes (label_rank, requirements_md5, requirements)
+    VALUES (NEW.label_rank, md5(NEW.requirements), NEW.requirements) ON CONFLICT DO NOTHING;
+    IF NEW.depends_on = '[]' THEN
+        NEW.blocked := false;
+        RETURN NEW;
+    END IF;
+    deps := ARRAY(SELECT DISTINCT jsonb_array_elements_text(NEW.depends_on::jsonb));
+    IF cardinality(deps) = 0 THEN
+        NEW.blocked := false;
+        RETURN NEW;
+    END IF;
+    dir := ledger_directory_of(TG_TABLE_SCHEMA);
+    IF dir IS NULL THEN
+        NEW.blocked := true;
+        RETURN NEW;
+    END IF;
+    EXECUTE format(
+        'INSERT INTO %I.ledger_dependencies (depends_on, task_id)
+         SELECT unnest($1), $2 ON CONFLICT DO NOTHING', dir)
+        USING deps, NEW.id;
+    EXECUTE format(
+        'SELECT count(*) FILTER (WHERE completed) FROM (
+            SELECT completed FROM %I.ledger_tasks WHERE id = ANY ($1) ORDER BY id FOR SHARE) r', dir)
+        INTO done USING deps;
+    NEW.blocked := done < cardinality(deps);
+    RETURN NEW;
+END
+$function$;
+
+SET check_function_bodies = false;
+
+CREATE OR REPLACE FUNCTION ledger_task_status_changed()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+    dir text;
+BEGIN
+    dir := ledger_directory_of(TG_TABLE_SCHEMA);
+    IF dir IS NOT NULL THEN
+        EXECUTE format(
+            'UPDATE %I.ledger_tasks SET completed = $2
+              WHERE id = $1 AND completed IS DISTINCT FROM $2', dir)
+            USING NEW.id, NEW.status = 'completed';
+    END IF;
+    RETURN NULL;
+END
+$function$;
 
 SET check_function_bodies = false;
 
@@ -138,5 +291,11 @@ CREATE INDEX tasks_queue ON tasks USING btree (status, priority DESC, created);
 ALTER SEQUENCE events_seq_seq OWNED BY events.seq;
 
 ALTER SEQUENCE promotions_seq_seq OWNED BY promotions.seq;
+
+CREATE TRIGGER ledger_task_filed BEFORE INSERT ON tasks FOR EACH ROW WHEN (current_setting('ledger.replay'::text, true) IS DISTINCT FROM 'on'::text) EXECUTE FUNCTION ledger_task_filed();
+
+CREATE TRIGGER ledger_task_inserted_completed AFTER INSERT ON tasks FOR EACH ROW WHEN (new.status = 'completed'::text AND current_setting('ledger.replay'::text, true) IS DISTINCT FROM 'on'::text) EXECUTE FUNCTION ledger_task_status_changed();
+
+CREATE TRIGGER ledger_task_status_changed AFTER UPDATE OF status ON tasks FOR EACH ROW WHEN ((old.status = 'completed'::text) IS DISTINCT FROM (new.status = 'completed'::text) AND current_setting('ledger.replay'::text, true) IS DISTINCT FROM 'on'::text) EXECUTE FUNCTION ledger_task_status_changed();
 
 CREATE TRIGGER tasks_notify_workers AFTER INSERT OR UPDATE OF status ON tasks FOR EACH ROW WHEN (new.status = 'admitted'::text OR new.status = 'proposed'::text AND new.not_before IS NOT NULL) EXECUTE FUNCTION tasks_notify_workers();

@@ -1,7 +1,6 @@
 package dev.ledger.append;
 
 import static dev.ledger.codegen.db.ledger_directory.Tables.LEDGER_TASKS;
-import static dev.ledger.codegen.db.ledger_template.Tables.CLAIM_CLASSES;
 import static dev.ledger.codegen.db.ledger_template.Tables.EVENTS;
 import static dev.ledger.codegen.db.ledger_template.Tables.TASKS;
 
@@ -11,7 +10,6 @@ import dev.ledger.Validation;
 import dev.ledger.codegen.convert.JsonConverter;
 import dev.ledger.codegen.convert.StringListConverter;
 import dev.ledger.codegen.db.ledger_template.tables.records.TasksRecord;
-import dev.ledger.internal.ClaimIndex;
 import dev.ledger.internal.Event;
 import dev.ledger.internal.Projection;
 import dev.ledger.tx.Engine;
@@ -19,14 +17,12 @@ import dev.ledger.tx.Tx;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.jooq.DSLContext;
 import org.jooq.Field;
-import org.jooq.InsertValuesStep3;
 import org.jooq.Table;
 import org.jooq.exception.DataAccessException;
 import org.jooq.impl.DSL;
@@ -36,9 +32,11 @@ import org.jooq.impl.SQLDataType;
  * Filing and admitting many tasks of one domain in one call and one transaction ({@link
  * dev.ledger.Ledger#fileAll}): the events and rows {@link Ledger#file} and {@link Ledger#admit}
  * write for each, appended set-wise (one {@code INSERT} of every event over {@code unnest},
- * multi-row inserts of the rows, routes and claim classes) instead of several round trips per task.
- * Idempotent on origin as {@code file} is: a spec whose origin and upstream event were filed before
- * (or earlier in the same batch) gets the first task's id and writes nothing.
+ * multi-row inserts of the rows and routes; claim classes, edges and blocked flags by the trigger
+ * on tasks) instead of several round trips per task. Takes the domain's lock until the transaction
+ * ends, as a single filing does. Idempotent on origin as {@code file} is: a spec whose origin and
+ * upstream event were filed before (or earlier in the same batch) gets the first task's id and
+ * writes nothing.
  */
 public final class BatchFiling {
 
@@ -86,6 +84,8 @@ public final class BatchFiling {
     }
     checkDependencies(tx.directory(), deps);
     DSLContext ctx = tx.forSchema(engine.schemaForWrite(tx, domain));
+    // the domain's lock, as every filing takes it (the reference's ensure_domain), held to commit
+    dev.ledger.internal.Directory.lockDomain(ctx, domain);
     try {
       return tx.savepoint(() -> fileIn(ctx, specs));
     } catch (DataAccessException e) {
@@ -121,7 +121,6 @@ public final class BatchFiling {
     List<String> eventTasks = new ArrayList<>();
     List<String> eventKinds = new ArrayList<>();
     List<String> eventPayloads = new ArrayList<>();
-    Map<String, String[]> classes = new LinkedHashMap<>();
     for (TaskSpec s : specs) {
       String k = s.upstreamEvent() == null ? null : key(s.origin(), s.upstreamEvent());
       if (k != null && byOrigin.containsKey(k)) {
@@ -146,30 +145,11 @@ public final class BatchFiling {
         eventPayloads.add(JSON.to(admitted.payload()));
         Projection.apply(row, admitted);
       }
-      if (s.dependsOn().isEmpty()) {
-        String req = LIST.to(s.requirements());
-        classes.putIfAbsent(
-            row.getLabelRank() + ":" + req, new String[] {Long.toString(row.getLabelRank()), req});
-        row.setBlocked(false);
-      } else {
-        ClaimIndex.filed(tx, engine.statements(), row); // its edges and blocked flag, one by one
-      }
+      // its claim class, dependency edges and blocked flag: the trigger on tasks (domain V8)
       rows.add(row);
     }
     if (rows.isEmpty()) {
       return ids;
-    }
-    if (!classes.isEmpty()) {
-      InsertValuesStep3<?, Long, String, String> insert =
-          tx.insertInto(
-              CLAIM_CLASSES,
-              CLAIM_CLASSES.LABEL_RANK,
-              CLAIM_CLASSES.REQUIREMENTS_MD5,
-              CLAIM_CLASSES.REQUIREMENTS);
-      for (String[] c : classes.values()) {
-        insert = insert.values(Long.parseLong(c[0]), ClaimIndex.md5(c[1]), c[1]);
-      }
-      insert.onConflictDoNothing().execute();
     }
     Field<String[]> taskArray = texts(eventTasks);
     Field<String[]> kindArray = texts(eventKinds);

@@ -1,7 +1,5 @@
 package dev.ledger.claim;
 
-import static dev.ledger.codegen.db.ledger_directory.Tables.LEDGER_DEPENDENCIES;
-import static dev.ledger.codegen.db.ledger_directory.Tables.LEDGER_TASKS;
 import static dev.ledger.codegen.db.ledger_template.Tables.EVENTS;
 import static dev.ledger.codegen.db.ledger_template.Tables.TASKS;
 
@@ -11,7 +9,6 @@ import dev.ledger.Lease;
 import dev.ledger.Status;
 import dev.ledger.Validation;
 import dev.ledger.codegen.convert.JsonConverter;
-import dev.ledger.internal.ClaimIndex;
 import dev.ledger.internal.Event;
 import dev.ledger.tx.Engine;
 import dev.ledger.tx.Tx;
@@ -156,20 +153,8 @@ public final class BatchCompletion {
               + updated
               + " rows");
     }
-    List<String> done = List.of(taskIds);
-    tx.update(LEDGER_TASKS)
-        .set(LEDGER_TASKS.COMPLETED, true)
-        .where(LEDGER_TASKS.ID.in(done))
-        .execute();
-    List<String> withDependents =
-        tx.selectDistinct(LEDGER_DEPENDENCIES.DEPENDS_ON)
-            .from(LEDGER_DEPENDENCIES)
-            .where(LEDGER_DEPENDENCIES.DEPENDS_ON.in(done))
-            .orderBy(LEDGER_DEPENDENCIES.DEPENDS_ON)
-            .fetch(LEDGER_DEPENDENCIES.DEPENDS_ON);
-    for (String id : withDependents) {
-      ClaimIndex.completed(tx, engine.statements(), id, d -> engine.forDomain(op, d));
-    }
+    // the routes' completed and the dependents' blocked flags: the triggers (domain V8, directory
+    // V5), in this statement's transaction
     return lost;
   }
 }

@@ -226,7 +226,8 @@ class SchemaInstallerTest {
           .isInstanceOf(SchemaInstaller.StaleHistoryException.class)
           .hasMessage(byInstaller + ": its history now ends at 3, not 2; nothing was applied");
       assertThat(history(byInstaller)).hasSize(4);
-      assertThat(installer.migrate(c, byInstaller, "3")).containsExactly("4", "5", "6", "7", "8", "100");
+      assertThat(installer.migrate(c, byInstaller, "3"))
+          .containsExactly("4", "5", "6", "7", "8", "100");
       assertThat(installer.migrate(c, byInstaller, "100")).isEmpty();
     }
 
