@@ -10,7 +10,8 @@ import dev.ledger.migrate.MigrationException;
  *   <li>{@value #FAILED}: the operation ran and failed (a schema failed to migrate or verify, a
  *       checksum differs, a refused task operation, a schema-diff rule tripped; {@code fleet
  *       migrate --strict} with a degraded tenant);
- *   <li>{@value #USAGE}: bad usage or input (unknown option, invalid value);
+ *   <li>{@value #USAGE}: bad usage or input (unknown option, invalid value; a migration URL that
+ *       goes through a transaction-mode pooler);
  *   <li>{@value #DEGRADED}: a fleet run finished with some tenant {@code degraded} (or, for {@code
  *       fleet plan}, not plannable);
  *   <li>{@value #DATABASE}: the database (or the fleet's control database) could not be reached or
@@ -76,6 +77,9 @@ public final class ExitCodes {
         || e instanceof dev.ledger.InvalidInputException) {
       return USAGE;
     }
+    if (e instanceof dev.ledger.TransactionPoolerException) {
+      return USAGE;
+    }
     if (e instanceof dev.ledger.LedgerStorageException) {
       return DATABASE;
     }
@@ -86,7 +90,7 @@ public final class ExitCodes {
       if (t instanceof MigrationException m) {
         return switch (m.reason()) {
           case LOCK_TIMEOUT -> LOCKED;
-          case INVALID_ARGUMENT -> USAGE;
+          case INVALID_ARGUMENT, TRANSACTION_POOLER -> USAGE;
           case DATABASE_UNAVAILABLE, CONTROL_DATABASE -> DATABASE;
           case INVALID_MIGRATIONS -> FAILED;
         };

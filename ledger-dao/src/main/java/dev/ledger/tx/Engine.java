@@ -172,12 +172,18 @@ public final class Engine {
    * @param <T> its result
    * @return the body's result
    * @throws LedgerStorageException when the database fails
+   * @throws dev.ledger.TransactionPoolerException when pgjdbc's prepared statements collide through
+   *     a transaction-mode pooler (the message says to set {@code prepareThreshold=0})
    * @throws LedgerException when a stored value cannot be read
    */
   public <T> T run(String operation, Supplier<T> body) {
     try {
       return body.get();
     } catch (DataAccessException e) {
+      String collision = dev.ledger.TransactionPoolerException.collisionState(e);
+      if (collision != null) {
+        throw new dev.ledger.TransactionPoolerException(operation, collision, e);
+      }
       throw new LedgerStorageException(operation, e.sqlState(), e);
     } catch (org.flywaydb.core.api.FlywayException e) {
       // provisioning a new domain's schema failed (connection lost, migration refused)
