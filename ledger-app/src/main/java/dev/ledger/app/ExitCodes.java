@@ -80,7 +80,8 @@ public final class ExitCodes {
     if (e instanceof dev.ledger.TransactionPoolerException) {
       return USAGE;
     }
-    if (e instanceof dev.ledger.LedgerStorageException) {
+    if (e instanceof dev.ledger.LedgerStorageException
+        || e instanceof DatabaseUnreachableException) {
       return DATABASE;
     }
     if (e instanceof dev.ledger.LedgerException) {

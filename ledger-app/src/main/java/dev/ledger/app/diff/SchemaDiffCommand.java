@@ -4,7 +4,9 @@ import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import org.slf4j.LoggerFactory;
@@ -25,24 +27,36 @@ import picocli.CommandLine.Spec;
  *
  * <p>Exit codes, for CI: {@value #NO_FAILURE} no difference or only differences {@code --fail-on}
  * allows; {@value #RULE_TRIPPED} the {@code --fail-on} rule tripped; {@value #ERROR} usage error, a
- * migration that fails, or a database error. Errors are one line on standard error; {@code
- * --verbose} adds the stack trace and Flyway's log.
+ * migration that fails, or a database error; {@value #UNVERIFIED} the SQL is not safe to run as
+ * printed (refused, or failing or inexact when checked on a scratch schema). Errors are one line on
+ * standard error; {@code --verbose} adds the stack trace and Flyway's log.
  */
 @Command(
     name = "schema-diff",
     mixinStandardHelpOptions = true,
     sortOptions = false,
     description = {
-      "Applies two Flyway migration sets to scratch schemas of a PostgreSQL, compares the catalogs"
-          + " they leave (schemas, tables, columns, keys, constraints, indexes, sequences) and"
-          + " prints the difference, each change classified safe, locking or destructive.",
+      "Compare two Flyway migration sets; each change is safe, locking or destructive.",
+      "Applies both sets to scratch schemas of a PostgreSQL, compares the catalogs they leave"
+          + " (schemas, tables, columns, keys, constraints, indexes, sequences) and prints the"
+          + " difference, each change classified with its reason.",
       ""
+    },
+    footer = {
+      "",
+      "Examples:",
+      "  ledger-app schema-diff --base base/src/main/resources/db/migration \\",
+      "      --head src/main/resources/db/migration",
+      "  ledger-app schema-diff --base app-1.2.jar!/db/migration \\",
+      "      --head src/main/resources/db/migration --json --fail-on any"
     },
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
-      "0:no difference, or only differences --fail-on allows",
-      "1:the --fail-on rule tripped",
-      "2:usage error, failing migration or database error"
+      "0:no difference, or only differences --fail-on allows (the SQL checked)",
+      "1:the --fail-on rule tripped (the SQL checked)",
+      "2:usage error, failing migration or database error",
+      "3:the SQL is not safe to run as printed: a change is refused, or checked on a scratch"
+          + " schema the SQL failed or did not reach the head"
     })
 public final class SchemaDiffCommand implements Callable<Integer> {
 
@@ -54,6 +68,12 @@ public final class SchemaDiffCommand implements Callable<Integer> {
 
   /** Exit code: usage error, failing migration or database error. */
   public static final int ERROR = 2;
+
+  /**
+   * Exit code: the SQL is not safe to run as printed (a change is refused, or the check on a
+   * scratch schema failed or did not reach the head), whatever {@code --fail-on} says.
+   */
+  public static final int UNVERIFIED = 3;
 
   /** The output formats. */
   public enum Format {
@@ -94,19 +114,43 @@ public final class SchemaDiffCommand implements Callable<Integer> {
   private FailOn failOn;
 
   @Option(
+      names = "--json",
+      description = "Print one JSON document, as --format json does; errors too.")
+  private boolean json;
+
+  @Option(
       names = "--placeholder",
       paramLabel = "KEY=VALUE",
       description =
-          "A Flyway placeholder for both sets; repeatable. $${flyway:defaultSchema} is filled"
-              + " with the scratch schema.")
-  private Map<String, String> placeholders = new LinkedHashMap<>();
+          "A Flyway placeholder for both sets; repeatable, each KEY once."
+              + " $${flyway:defaultSchema} is filled with the scratch schema.")
+  private List<String> placeholderArgs = new ArrayList<>();
+
+  @Option(
+      names = "--base-placeholder",
+      paramLabel = "KEY=VALUE",
+      description =
+          "A Flyway placeholder for the base only (wins over --placeholder); repeatable, each"
+              + " KEY once. A"
+              + " placeholder whose value differs between the sides is a reviewable change.")
+  private List<String> basePlaceholderArgs = new ArrayList<>();
+
+  @Option(
+      names = "--head-placeholder",
+      paramLabel = "KEY=VALUE",
+      description =
+          "A Flyway placeholder for the head only (wins over --placeholder); repeatable, each"
+              + " KEY once.")
+  private List<String> headPlaceholderArgs = new ArrayList<>();
 
   @Option(
       names = "--url",
       paramLabel = "JDBC",
-      description =
-          "Use this PostgreSQL (jdbc:postgresql://host/db?user=...&password=...) instead of an"
-              + " embedded one; scratch schemas are created there and dropped.")
+      description = {
+        "Use this PostgreSQL instead of an embedded one; scratch schemas are created there"
+            + " and dropped. Such as",
+        "jdbc:postgresql://host/db?user=me"
+      })
   private String url;
 
   @Option(names = "--verbose", description = "Show stack traces and Flyway's log on errors.")
@@ -132,20 +176,25 @@ public final class SchemaDiffCommand implements Callable<Integer> {
       flywayLog.setLevel(verbose ? Level.INFO : Level.OFF);
     }
     try {
-      for (String key : placeholders.keySet()) {
-        if (key.isBlank()) {
-          throw new SchemaDiffException("--placeholder: expected KEY=VALUE with a non-empty KEY");
-        }
-      }
+      Map<String, String> placeholders = placeholders("--placeholder", placeholderArgs);
+      Map<String, String> basePlaceholders =
+          placeholders("--base-placeholder", basePlaceholderArgs);
+      Map<String, String> headPlaceholders =
+          placeholders("--head-placeholder", headPlaceholderArgs);
       DiffReport report =
-          SchemaDiff.run(new SchemaDiff.Request(base, head, placeholders, url, failOn));
+          SchemaDiff.run(
+              new SchemaDiff.Request(
+                  base, head, placeholders, basePlaceholders, headPlaceholders, url, failOn));
       out.print(
-          switch (format) {
+          switch (json ? Format.JSON : format) {
             case MARKDOWN -> report.markdown();
             case SQL -> report.sql();
             case JSON -> report.json();
           });
       out.flush();
+      if (!report.verified()) {
+        return UNVERIFIED;
+      }
       return report.failed() ? RULE_TRIPPED : NO_FAILURE;
     } catch (SchemaDiffException e) {
       return error(err, e.getMessage(), e);
@@ -160,8 +209,42 @@ public final class SchemaDiffCommand implements Callable<Integer> {
     }
   }
 
+  /**
+   * The values of a placeholder option as a map, in the order given.
+   *
+   * @param option the option, for messages, e.g. {@code --placeholder}
+   * @param args each {@code KEY=VALUE}
+   * @return the placeholders
+   * @throws SchemaDiffException naming the option for a value without {@code =}, an empty key, or a
+   *     key given twice (which would otherwise silently keep the last value)
+   */
+  static Map<String, String> placeholders(String option, List<String> args) {
+    Map<String, String> map = new LinkedHashMap<>();
+    for (String arg : args) {
+      int eq = arg.indexOf('=');
+      if (eq < 0) {
+        throw new SchemaDiffException(option + ": expected KEY=VALUE, got '" + arg + "'");
+      }
+      String key = arg.substring(0, eq);
+      if (key.isBlank()) {
+        throw new SchemaDiffException(option + ": expected KEY=VALUE with a non-empty KEY");
+      }
+      if (map.putIfAbsent(key, arg.substring(eq + 1)) != null) {
+        throw new SchemaDiffException(
+            option + ": key '" + key + "' given twice; give each key once");
+      }
+    }
+    return map;
+  }
+
   private int error(PrintWriter err, String message, RuntimeException e) {
-    err.println("schema-diff: " + ScratchPostgres.redact(MigrationErrors.oneLine(message), url));
+    String line = ScratchPostgres.redact(MigrationErrors.oneLine(message), url);
+    if (json || format == Format.JSON) {
+      PrintWriter out = spec.commandLine().getOut();
+      out.println(dev.ledger.app.migrate.Json.error("ledger-app schema-diff", ERROR, line));
+      out.flush();
+    }
+    err.println("schema-diff: " + line);
     if (verbose) {
       // Stack traces hold messages of causes too; print the trace through the same redaction.
       StringWriter trace = new StringWriter();
