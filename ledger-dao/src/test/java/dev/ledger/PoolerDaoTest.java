@@ -25,8 +25,8 @@ class PoolerDaoTest {
       String id = Ledger.open(direct).file(TaskSpec.builder("acme", "through a pooler").build());
       try (PgBouncer bouncer = PgBouncer.start("transaction", 1)) {
         TransactionPoolerException refused = null;
-        try (HikariDataSource a = PostgresExtension.pool(bouncer.urlFor(db), 1);
-            HikariDataSource b = PostgresExtension.pool(bouncer.urlFor(db), 1)) {
+        try (HikariDataSource a = PostgresExtension.pool(bouncer.urlFor(db), 2);
+            HikariDataSource b = PostgresExtension.pool(bouncer.urlFor(db), 2)) {
           Ledger first = Ledger.open(a);
           Ledger second = Ledger.open(b);
           for (int i = 0; i < 12 && refused == null; i++) {
@@ -48,8 +48,8 @@ class PoolerDaoTest {
             .contains("set prepareThreshold=0 on the JDBC URL or data source");
 
         String settled = bouncer.urlFor(db) + (bouncer.urlFor(db).contains("?") ? "&" : "?");
-        try (HikariDataSource a = PostgresExtension.pool(settled + "prepareThreshold=0", 1);
-            HikariDataSource b = PostgresExtension.pool(settled + "prepareThreshold=0", 1)) {
+        try (HikariDataSource a = PostgresExtension.pool(settled + "prepareThreshold=0", 2);
+            HikariDataSource b = PostgresExtension.pool(settled + "prepareThreshold=0", 2)) {
           Ledger first = Ledger.open(a);
           Ledger second = Ledger.open(b);
           for (int i = 0; i < 12; i++) {
