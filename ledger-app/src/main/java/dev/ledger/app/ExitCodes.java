@@ -17,6 +17,9 @@ import dev.ledger.migrate.MigrationException;
  *   <li>{@value #DATABASE}: the database (or the fleet's control database) could not be reached or
  *       used;
  *   <li>{@value #NOTHING}: {@code task claim} found nothing claimable;
+ *   <li>{@value #FOREIGN_SCHEMA}: a domain's schema exists and holds tables that are not a ledger's
+ *       (no ledger history, not the reference stack's): {@code migrate} left it alone, {@code task
+ *       file} refused to make the domain there;
  *   <li>{@value #LOCKED}: another migration run held the database's migration lock for the whole
  *       {@code --lock-timeout} ({@code migrate}, {@code plan}); for {@code fleet migrate} and
  *       {@code fleet plan}: no tenant degraded, but some tenant was skipped because another run
@@ -45,6 +48,9 @@ public final class ExitCodes {
 
   /** The migration lock stayed taken by another run. */
   public static final int LOCKED = 6;
+
+  /** A domain's schema holds tables that are not a ledger's; left alone. */
+  public static final int FOREIGN_SCHEMA = 7;
 
   private ExitCodes() {}
 
@@ -79,6 +85,9 @@ public final class ExitCodes {
     }
     if (e instanceof dev.ledger.TransactionPoolerException) {
       return USAGE;
+    }
+    if (e instanceof dev.ledger.ForeignSchemaException) {
+      return FOREIGN_SCHEMA;
     }
     if (e instanceof dev.ledger.LedgerStorageException
         || e instanceof DatabaseUnreachableException) {

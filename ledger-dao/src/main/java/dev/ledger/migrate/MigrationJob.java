@@ -1066,9 +1066,8 @@ public final class MigrationJob {
         byState[r.state().ordinal()]++;
         applied += r.applied().size();
       }
-      boolean ok =
-          byState[SchemaState.FAILED.ordinal()] == 0
-              && (sharedReport == null || sharedReport.error() == null);
+      int failed = byState[SchemaState.FAILED.ordinal()] + byState[SchemaState.FOREIGN.ordinal()];
+      boolean ok = failed == 0 && (sharedReport == null || sharedReport.error() == null);
       return new MigrationReport(
           operation,
           directorySchema,
@@ -1086,7 +1085,7 @@ public final class MigrationJob {
               byState[SchemaState.MIGRATED.ordinal()],
               byState[SchemaState.ADOPTED.ordinal()],
               byState[SchemaState.PENDING.ordinal()],
-              byState[SchemaState.FAILED.ordinal()],
+              failed,
               applied,
               checked,
               recorded,
