@@ -141,7 +141,8 @@ class CopyWriterTest {
               .setReason(i % 4 == 1 ? null : t)
               .setSupersededBy(null)
               .setPostedTo(t)
-              .setBlocked(i % 2 == 0));
+              .setBlocked(i % 2 == 0)
+              .setMaxAttempts(0L));
     }
     // a lone surrogate: pgjdbc writes '?' for a bind value, and so must COPY
     rows.add(
@@ -315,7 +316,8 @@ class CopyWriterTest {
         .setCreated(Instant.parse("2026-11-29T23:35:59.123456Z"))
         .setStatus("proposed")
         .setAttempts(0L)
-        .setBlocked(false);
+        .setBlocked(false)
+        .setMaxAttempts(0L);
   }
 
   static TasksRecord copyOf(TasksRecord r) {
