@@ -16,8 +16,10 @@ import dev.ledger.migrate.MigrationException;
  *   <li>{@value #DATABASE}: the database (or the fleet's control database) could not be reached or
  *       used;
  *   <li>{@value #NOTHING}: {@code task claim} found nothing claimable;
- *   <li>{@value #LOCKED}: another migration run held the database's (or a tenant's) migration lock
- *       for the whole {@code --lock-timeout}.
+ *   <li>{@value #LOCKED}: another migration run held the database's migration lock for the whole
+ *       {@code --lock-timeout} ({@code migrate}, {@code plan}); for {@code fleet migrate} and
+ *       {@code fleet plan}: no tenant degraded, but some tenant was skipped because another run
+ *       held its lock (its status unchanged; the next run migrates it).
  * </ul>
  */
 public final class ExitCodes {

@@ -152,13 +152,25 @@ public final class Directory {
    * @throws SchemaVersionException when the schema is ahead, or behind and runtime DDL is forbidden
    */
   public Optional<String> schemaOf(String domain) {
+    return schemaOf(dsl.directory(), domain);
+  }
+
+  /**
+   * The schema of a domain that has one, read on a given context (a transaction's, so the lookup
+   * runs on its connection), checked against this code's version.
+   *
+   * @param ctx a context for the directory's tables, e.g. {@code Tx.directory()}
+   * @param domain the domain
+   * @return its bare schema name, or empty when the domain has none
+   * @throws SchemaVersionException when the schema is ahead, or behind and runtime DDL is forbidden
+   */
+  public Optional<String> schemaOf(DSLContext ctx, String domain) {
     String cached = known.get(domain);
     if (cached != null) {
       return Optional.of(cached);
     }
     String stored =
-        dsl.directory()
-            .select(LEDGER_DOMAINS.SCHEMA)
+        ctx.select(LEDGER_DOMAINS.SCHEMA)
             .from(LEDGER_DOMAINS)
             .where(LEDGER_DOMAINS.DOMAIN.eq(domain))
             .fetchOne(LEDGER_DOMAINS.SCHEMA);
@@ -166,7 +178,7 @@ public final class Directory {
       return Optional.empty();
     }
     String schema = DomainSchemas.unquote(stored);
-    checkDomainSchema(schema);
+    checkDomainSchema(ctx, schema);
     known.put(domain, schema);
     return Optional.of(schema);
   }
@@ -178,7 +190,17 @@ public final class Directory {
    * @return the bare schema name, or empty when no task has the id
    */
   public Optional<String> schemaOfTask(String id) {
-    DSLContext ctx = dsl.directory();
+    return schemaOfTask(dsl.directory(), id);
+  }
+
+  /**
+   * The schema of the domain a task belongs to, read on a given context (a transaction's).
+   *
+   * @param ctx a context for the directory's tables, e.g. {@code Tx.directory()}
+   * @param id the task id
+   * @return the bare schema name, or empty when no task has the id
+   */
+  public Optional<String> schemaOfTask(DSLContext ctx, String id) {
     String domain =
         statements
             .get(
@@ -194,7 +216,7 @@ public final class Directory {
             .findFirst()
             .map(r -> r.get(LEDGER_TASKS.DOMAIN))
             .orElse(null);
-    return domain == null ? Optional.empty() : schemaOf(domain);
+    return domain == null ? Optional.empty() : schemaOf(ctx, domain);
   }
 
   /**
@@ -421,9 +443,8 @@ public final class Directory {
     known.clear();
   }
 
-  private void checkDomainSchema(String schema) {
-    Optional<MigrationVersion> found =
-        latestVersion(dsl.directory(), schema, LedgerMigrations.DOMAIN_HISTORY);
+  private void checkDomainSchema(DSLContext ctx, String schema) {
+    Optional<MigrationVersion> found = latestVersion(ctx, schema, LedgerMigrations.DOMAIN_HISTORY);
     if (found.isPresent() && found.get().compareTo(DOMAIN_VERSION) > 0) {
       throw ahead(schema, found.get(), DOMAIN_VERSION);
     }

@@ -15,8 +15,11 @@ import org.postgresql.Driver;
 import org.postgresql.ds.PGSimpleDataSource;
 
 /**
- * A PostgreSQL JDBC URL that may carry credentials ({@code
- * jdbc:postgresql://host:port/db?user=u&password=p}), kept out of every message.
+ * A PostgreSQL connection string that may carry credentials, kept out of every message: a JDBC URL
+ * ({@code jdbc:postgresql://host:port/db?user=u&password=p}) or a libpq connection URI ({@code
+ * postgresql://u:p@host:port/db}, also {@code postgres://}), the form the reference stack stores in
+ * its {@code harness_tenants} registry; a URI is turned into the equivalent JDBC URL (user and
+ * password from the user information become parameters, the other parameters are passed on).
  *
  * <p>{@link #toString()} never shows it; {@link #redact(String)} removes it and its password from a
  * text (an error message from the driver or Flyway) before that text goes into a report, a log line
@@ -31,6 +34,10 @@ public final class Dsn {
   /** An authority with user information: {@code //user[:password]@host}. */
   private static final Pattern USER_INFO = Pattern.compile("^jdbc:postgresql://[^/?#]*@");
 
+  /** A libpq connection URI: user information, hosts, database, parameters. */
+  private static final Pattern LIBPQ_URI =
+      Pattern.compile("^postgres(?:ql)?://(?:([^@/?#]*)@)?([^/?#]*)(/[^?#]*)?(?:\\?([^#]*))?$");
+
   private final String url;
   private final List<String> secrets;
   private final String description;
@@ -42,20 +49,81 @@ public final class Dsn {
   }
 
   /**
-   * Parses and checks a JDBC URL.
+   * Parses and checks a JDBC URL or a libpq connection URI.
    *
-   * @param url e.g. {@code jdbc:postgresql://127.0.0.1:5432/demo?user=postgres}, not null
+   * @param text e.g. {@code jdbc:postgresql://127.0.0.1:5432/demo?user=postgres} or {@code
+   *     postgresql://postgres:secret@127.0.0.1:5432/demo}, not null
    * @return the DSN
-   * @throws IllegalArgumentException naming the field {@code dsn} when the text is not a PostgreSQL
-   *     JDBC URL; the message never repeats the text
+   * @throws IllegalArgumentException naming the field {@code dsn} when the text is neither a
+   *     PostgreSQL JDBC URL nor a libpq URI with a host; the message never repeats the text
    */
-  public static Dsn parse(String url) {
+  public static Dsn parse(String text) {
+    if (text != null && (text.startsWith("postgresql://") || text.startsWith("postgres://"))) {
+      return fromUri(text);
+    }
+    return parseJdbc(text, List.of());
+  }
+
+  /** A libpq URI as the JDBC URL pgjdbc reads; the URI's own text and password are secrets too. */
+  private static Dsn fromUri(String uri) {
+    Matcher m = LIBPQ_URI.matcher(uri);
+    if (!m.matches() || m.group(2).isEmpty()) {
+      throw new IllegalArgumentException(
+          "dsn: not a libpq connection URI with a host; expected"
+              + " postgresql://[user[:password]@]host[:port]/database[?parameters]");
+    }
+    List<String> secrets = new ArrayList<>();
+    secrets.add(uri);
+    List<String> parameters = new ArrayList<>();
+    String userInfo = m.group(1);
+    if (userInfo != null && !userInfo.isEmpty()) {
+      int colon = userInfo.indexOf(':');
+      String user = colon < 0 ? userInfo : userInfo.substring(0, colon);
+      if (!user.isEmpty()) {
+        parameters.add("user=" + encode(decodeUserInfo(user)));
+      }
+      if (colon >= 0 && colon + 1 < userInfo.length()) {
+        String raw = userInfo.substring(colon + 1);
+        String password = decodeUserInfo(raw);
+        secrets.add(raw);
+        secrets.add(password);
+        parameters.add("password=" + encode(password));
+      }
+    }
+    if (m.group(4) != null && !m.group(4).isEmpty()) {
+      parameters.add(m.group(4));
+    }
+    String database = m.group(3) == null ? "/" : m.group(3);
+    String jdbc =
+        "jdbc:postgresql://"
+            + m.group(2)
+            + database
+            + (parameters.isEmpty() ? "" : "?" + String.join("&", parameters));
+    return parseJdbc(jdbc, secrets);
+  }
+
+  private static String decodeUserInfo(String raw) {
+    try {
+      // in a URI's user information a '+' is a plus, not a space
+      return URLDecoder.decode(raw.replace("+", "%2B"), StandardCharsets.UTF_8);
+    } catch (IllegalArgumentException malformed) {
+      throw new IllegalArgumentException(
+          "dsn: the user information of the URI has a malformed percent escape");
+    }
+  }
+
+  private static String encode(String value) {
+    return java.net.URLEncoder.encode(value, StandardCharsets.UTF_8);
+  }
+
+  private static Dsn parseJdbc(String url, List<String> extraSecrets) {
     Properties parsed =
         url == null || !url.startsWith("jdbc:postgresql:") ? null : Driver.parseURL(url, null);
     if (parsed == null) {
       throw new IllegalArgumentException(
           "dsn: not a PostgreSQL JDBC URL; expected"
-              + " jdbc:postgresql://host[:port]/database[?user=...&password=...]");
+              + " jdbc:postgresql://host[:port]/database[?user=...&password=...]"
+              + " (or a libpq URI: postgresql://user:password@host[:port]/database)");
     }
     if (USER_INFO.matcher(url).find()) {
       // the driver would take "user:password@host" for a host name, and name it in its errors
@@ -64,7 +132,7 @@ public final class Dsn {
               + " PostgreSQL JDBC driver; give them as parameters:"
               + " jdbc:postgresql://host[:port]/database?user=...&password=...");
     }
-    List<String> secrets = new ArrayList<>();
+    List<String> secrets = new ArrayList<>(extraSecrets);
     secrets.add(url);
     String password = parsed.getProperty("password");
     if (password != null && !password.isEmpty()) {
@@ -82,6 +150,7 @@ public final class Dsn {
         }
       }
     }
+    secrets.removeIf(String::isEmpty);
     secrets.sort(Comparator.comparingInt(String::length).reversed());
     String host = parsed.getProperty("PGHOST", "localhost");
     String port = parsed.getProperty("PGPORT", "5432");

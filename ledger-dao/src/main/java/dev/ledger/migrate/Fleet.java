@@ -19,9 +19,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The fleet reconciler (DESIGN section 5; ports the reference's {@code reconcile.rs}): for every
- * tenant of a control database's registry whose status is {@code active} or {@code provisioning},
- * runs the {@link MigrationJob} on the tenant's own database, at most {@code parallelism} tenants
- * at once (default 8).
+ * tenant of a control database's registry ({@link TenantRegistry}: the reference's {@code
+ * harness_tenants}, so both reconcilers see one fleet) whose status is {@code active} or {@code
+ * provisioning}, runs the {@link MigrationJob} on the tenant's own database, at most {@code
+ * parallelism} tenants at once (default 8).
  *
  * <pre>{@code
  * Fleet fleet = Fleet.builder().control(controlDataSource).parallelism(8).build();
@@ -37,8 +38,11 @@ import org.slf4j.LoggerFactory;
  * tenant's, opened on demand and closed when the tenant's run ends. A tenant that fails
  * (unreachable, an edited migration, a failed or half-built schema) is marked {@code degraded} with
  * the reason and the others go on; a degraded tenant is skipped by later runs unless retried
- * ({@link Builder#retryDegraded(boolean)}) or registered again. Only a failure of the control
- * database stops the run: no further tenant starts.
+ * ({@link Builder#retryDegraded(boolean)}) or registered again. A tenant whose lock another run
+ * (ours, or the reference reconciler's: the key is the same) holds for the whole lock timeout is
+ * busy, not failed: it is reported skipped and {@link TenantReport#locked() locked}, its status is
+ * left as it was, and the next run migrates it. Only a failure of the control database stops the
+ * run: no further tenant starts.
  *
  * <p>A tenant's DSN carries credentials: it appears in no log line, report, error or exception
  * message; every text from a tenant's run passes through {@link Dsn#redact(String)}.
@@ -85,7 +89,9 @@ public final class Fleet {
    * provisioning} (the next {@link #migrate()} promotes it). Makes the registry first if needed.
    *
    * @param tenant the tenant id: 1 to 200 characters, no control characters
-   * @param dsn its database's JDBC URL ({@code jdbc:postgresql://...}), credentials allowed
+   * @param dsn its database's connection string, credentials allowed: a JDBC URL ({@code
+   *     jdbc:postgresql://...}) or a libpq URI ({@code postgresql://user:password@host/db}, the
+   *     form the reference reconciler can connect with too); stored as given
    * @throws IllegalArgumentException naming {@code tenant} or {@code dsn} when either is refused;
    *     the message never repeats the DSN
    * @throws MigrationException ({@link MigrationException.Reason#CONTROL_DATABASE}) when the
@@ -147,6 +153,7 @@ public final class Fleet {
                 row.status(),
                 row.status(),
                 true,
+                false,
                 0,
                 0,
                 0,
@@ -190,14 +197,16 @@ public final class Fleet {
     int active = (int) reports.stream().filter(r -> r.status() == TenantStatus.ACTIVE).count();
     int degraded = (int) reports.stream().filter(r -> r.status() == TenantStatus.DEGRADED).count();
     int skipped = (int) reports.stream().filter(TenantReport::skipped).count();
+    int locked = (int) reports.stream().filter(TenantReport::locked).count();
     MigrationException control = controlFailure.get();
     LOG.info(
-        "fleet {}: {} tenants, {} active, {} degraded ({} skipped){}",
+        "fleet {}: {} tenants, {} active, {} degraded ({} skipped, {} locked){}",
         operation.name().toLowerCase(java.util.Locale.ROOT),
         reports.size(),
         active,
         degraded,
         skipped,
+        locked,
         control == null ? "" : "; stopped: " + control.getMessage());
     return new FleetReport(
         operation,
@@ -207,6 +216,7 @@ public final class Fleet {
         active,
         degraded,
         skipped,
+        locked,
         control == null ? null : control.getMessage());
   }
 
@@ -241,6 +251,7 @@ public final class Fleet {
           row.status(),
           row.status(),
           true,
+          false,
           0,
           0,
           0,
@@ -252,6 +263,7 @@ public final class Fleet {
     long t0 = System.nanoTime();
     MigrationReport report = null;
     String error;
+    boolean locked = false;
     Dsn dsn = null;
     try {
       dsn = Dsn.parse(row.dsn());
@@ -269,7 +281,10 @@ public final class Fleet {
         report = redact(operation == Operation.MIGRATE ? job.migrate() : job.plan(), dsn);
       }
       error = report.ok() ? null : summary(report);
-    } catch (MigrationException | IllegalArgumentException e) {
+    } catch (MigrationException e) {
+      locked = e.reason() == MigrationException.Reason.LOCK_TIMEOUT;
+      error = "tenant " + row.tenant() + ": " + e.getMessage();
+    } catch (IllegalArgumentException e) {
       error = "tenant " + row.tenant() + ": " + e.getMessage();
     } catch (RuntimeException e) {
       error =
@@ -282,10 +297,17 @@ public final class Fleet {
     }
     error = redactText(error, dsn, row.dsn());
     TenantStatus after = row.status();
-    if (operation == Operation.MIGRATE) {
+    if (operation == Operation.MIGRATE && !locked) {
+      // a busy tenant is not a failed one: its status stays, and the next run migrates it
       after = error == null ? TenantStatus.ACTIVE : TenantStatus.DEGRADED;
       try {
-        registry.setStatus(row.tenant(), after, error);
+        if (!registry.setStatus(row.tenant(), row.dsn(), after, error)) {
+          after = row.status();
+          LOG.info(
+              "tenant {} was re-pointed or removed during its run; its status is left as the"
+                  + " registry now has it",
+              row.tenant());
+        }
       } catch (MigrationException e) {
         controlFailure.compareAndSet(null, e);
       }
@@ -298,7 +320,8 @@ public final class Fleet {
             row.tenant(),
             row.status(),
             after,
-            false,
+            locked,
+            locked,
             applied,
             pending,
             report == null ? 0 : report.counts().schemas(),
@@ -313,6 +336,8 @@ public final class Fleet {
           applied,
           pending,
           out.schemas());
+    } else if (locked) {
+      LOG.info("tenant {} skipped (locked), still {}: {}", row.tenant(), after.stored(), error);
     } else {
       LOG.warn("tenant {} {}: {}", row.tenant(), after.stored(), error);
     }
@@ -479,7 +504,8 @@ public final class Fleet {
     }
 
     /**
-     * How long to keep trying a tenant's lock before the tenant is degraded. Default 10 minutes.
+     * How long to keep trying a tenant's lock before the tenant is skipped as locked (its status
+     * unchanged). Default 10 minutes.
      *
      * @param lockTimeout positive
      * @return this builder

@@ -13,7 +13,8 @@ import java.util.List;
  * @param tenants one report per registered tenant, by tenant id
  * @param active tenants active after the run
  * @param degraded tenants degraded after the run (failed now, or skipped as degraded)
- * @param skipped degraded tenants the run left alone
+ * @param skipped tenants the run left alone (degraded and not retried, or locked)
+ * @param locked tenants skipped because another run held their lock (their status unchanged)
  * @param controlError why the control database failed mid-run (the run stopped starting tenants);
  *     null when it did not
  */
@@ -25,6 +26,7 @@ public record FleetReport(
     int active,
     int degraded,
     int skipped,
+    int locked,
     String controlError) {
 
   /** Copies the list. */

@@ -19,7 +19,8 @@ import org.flywaydb.database.postgresql.PostgreSQLConfigurationExtension;
  * </ul>
  *
  * <p>One Flyway run per schema costs about 40 to 75 ms; the migration job avoids it for schemas
- * already current. Source: Flyway's {@code Flyway.configure()} API (flyway-core 13).
+ * already current. Source: Flyway's {@code Flyway.configure()} API (flyway-core 11.7 to 13: the
+ * oldest is what Spring Boot 3.5 manages).
  *
  * <p>Every set runs with Flyway's PostgreSQL lock in session mode ({@value #SESSION_LOCK}): with
  * the default transactional lock, Flyway keeps a transaction open while it runs a non-transactional
@@ -68,15 +69,28 @@ public final class LedgerMigrations {
 
   /**
    * Makes Flyway's PostgreSQL lock a session lock ({@value #SESSION_LOCK}), through the
-   * configuration extension (setting it as a property needs Flyway's Jackson-based binding).
+   * configuration extension (setting it as a property needs Flyway's Jackson-based binding, which
+   * is optional from Flyway 12 on).
+   *
+   * <p>The extension is looked up through {@code getPluginRegister().getPlugin(Class)}, which every
+   * Flyway from 10 to 13 has: {@code getConfigurationExtension(Class)} is newer than Flyway 11.7,
+   * and Spring Boot 3.5 manages Flyway 11.7 (a library compiled against the newer method fails
+   * there with {@code NoSuchMethodError}). Flyway 13 deprecates {@code getPlugin(Class)} in favour
+   * of {@code getExact(Class)}, which 11.7 lacks; both return the same instance for this exact
+   * class.
    *
    * @param configuration a configuration being built
    * @return the same configuration
+   * @throws IllegalStateException when {@code flyway-database-postgresql} is not on the class path
    */
   private static FluentConfiguration withSessionLock(FluentConfiguration configuration) {
-    configuration
-        .getConfigurationExtension(PostgreSQLConfigurationExtension.class)
-        .setTransactionalLock(false);
+    PostgreSQLConfigurationExtension extension =
+        configuration.getPluginRegister().getPlugin(PostgreSQLConfigurationExtension.class);
+    if (extension == null) {
+      throw new IllegalStateException(
+          "Flyway has no PostgreSQL support: add org.flywaydb:flyway-database-postgresql");
+    }
+    extension.setTransactionalLock(false);
     return configuration;
   }
 

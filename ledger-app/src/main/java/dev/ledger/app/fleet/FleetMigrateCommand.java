@@ -9,7 +9,8 @@ import picocli.CommandLine.Option;
 /**
  * {@code ledger-app fleet migrate}: migrates every active or provisioning tenant under its advisory
  * lock; failing tenants become degraded and the others go on. Exit 0 when every tenant is active, 3
- * when some tenant is degraded (1 with {@code --strict}), 4 when the control database failed.
+ * when some tenant is degraded (1 with {@code --strict}), else 6 when some tenant was skipped
+ * because another run held its lock (its status unchanged), 4 when the control database failed.
  */
 @Command(
     name = "migrate",
@@ -21,7 +22,11 @@ import picocli.CommandLine.Option;
     mixinStandardHelpOptions = true,
     description = {
       "Migrate every active or provisioning tenant's database, each under its advisory lock.",
-      "A failing tenant is marked degraded and the others go on."
+      "A failing tenant is marked degraded and the others go on; a tenant whose lock another run"
+          + " holds for the whole --lock-timeout is skipped (locked), keeps its status and is"
+          + " migrated by the next run.",
+      "Exit: 0 all active; 3 some degraded (1 with --strict); 6 none degraded but some locked;"
+          + " 4 control database failed."
     })
 public final class FleetMigrateCommand extends FleetRunCommand {
 
@@ -47,9 +52,9 @@ public final class FleetMigrateCommand extends FleetRunCommand {
 
   @Override
   int exitCode(FleetReport report) {
-    if (report.degraded() == 0) {
-      return ExitCodes.OK;
+    if (report.degraded() > 0) {
+      return strict ? ExitCodes.FAILED : ExitCodes.DEGRADED;
     }
-    return strict ? ExitCodes.FAILED : ExitCodes.DEGRADED;
+    return report.locked() > 0 ? ExitCodes.LOCKED : ExitCodes.OK;
   }
 }

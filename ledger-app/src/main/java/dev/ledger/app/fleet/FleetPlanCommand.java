@@ -8,7 +8,8 @@ import picocli.CommandLine.Command;
 /**
  * {@code ledger-app fleet plan}: per tenant, what a migrate would apply, under the tenant's lock,
  * changing nothing. Exit 0 when every tenant was planned, 3 when some could not be (unreachable,
- * checksum), 4 when the control database failed.
+ * checksum, degraded), else 6 when some tenant's lock stayed held by another run, 4 when the
+ * control database failed.
  */
 @Command(
     name = "plan",
@@ -24,6 +25,10 @@ public final class FleetPlanCommand extends FleetRunCommand {
 
   @Override
   int exitCode(FleetReport report) {
-    return report.ok() ? ExitCodes.OK : ExitCodes.DEGRADED;
+    boolean failed = report.tenants().stream().anyMatch(t -> t.error() != null && !t.locked());
+    if (failed) {
+      return ExitCodes.DEGRADED;
+    }
+    return report.locked() > 0 ? ExitCodes.LOCKED : ExitCodes.OK;
   }
 }

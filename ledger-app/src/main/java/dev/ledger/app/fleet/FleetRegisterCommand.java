@@ -20,7 +20,9 @@ import picocli.CommandLine.Option;
       "",
       "Example:",
       "  ledger-app fleet register --control \"$CONTROL\" --tenant acme \\",
-      "      --dsn 'jdbc:postgresql://db1:5432/acme?user=ledger&password=...'"
+      "      --dsn 'postgresql://ledger:...@db1:5432/acme'",
+      "A libpq URI (postgresql://...) is read by the reference reconciler too; a",
+      "jdbc:postgresql:// URL only by ledger-app. Both land in harness_tenants."
     },
     mixinStandardHelpOptions = true,
     description = "Register a tenant (or re-point it): its DSN is stored, its status provisioning.")
@@ -34,8 +36,10 @@ public final class FleetRegisterCommand extends RedactingCommand {
   @Option(
       names = "--dsn",
       required = true,
-      paramLabel = "JDBC",
-      description = "JDBC URL of the tenant's database (credentials allowed; never printed).")
+      paramLabel = "DSN",
+      description =
+          "The tenant database's libpq URI (postgresql://user:password@host:port/db) or JDBC URL"
+              + " (credentials allowed; never printed).")
   String dsn;
 
   @Option(names = "--json", description = "Print the result as JSON.")

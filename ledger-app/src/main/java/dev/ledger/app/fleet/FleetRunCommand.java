@@ -128,7 +128,8 @@ abstract class FleetRunCommand extends RedactingCommand {
       rows.add(
           new String[] {
             t.tenant(),
-            t.status().stored() + (t.skipped() ? " (skipped)" : ""),
+            t.status().stored()
+                + (t.locked() ? " (skipped: locked)" : t.skipped() ? " (skipped)" : ""),
             Integer.toString(plan ? t.pending() : t.applied()),
             Integer.toString(t.schemas()),
             ReportText.seconds(t.elapsed()),
@@ -145,7 +146,9 @@ abstract class FleetRunCommand extends RedactingCommand {
                 + report.degraded()
                 + " degraded ("
                 + report.skipped()
-                + " skipped) | "
+                + " skipped"
+                + (report.locked() == 0 ? "" : ", " + report.locked() + " locked")
+                + ") | "
                 + ReportText.seconds(report.elapsed()));
     if (report.controlError() != null) {
       text.writer().println("stopped: " + report.controlError());

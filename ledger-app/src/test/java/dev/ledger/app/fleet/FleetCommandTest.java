@@ -168,7 +168,9 @@ class FleetCommandTest {
       try (Connection c = PostgresExtension.connect(CONTROL.databaseName())) {
         List<List<String>> registry =
             Fixtures.rows(
-                c, "SELECT tenant, status, reason IS NOT NULL FROM ledger_tenants ORDER BY tenant");
+                c,
+                "SELECT h.tenant, h.status, n.reason IS NOT NULL FROM harness_tenants h"
+                    + " JOIN ledger_tenant_notes n USING (tenant) ORDER BY tenant");
         assertThat(registry)
             .containsExactly(
                 List.of("t1-empty", "active", "f"),
@@ -177,7 +179,7 @@ class FleetCommandTest {
                 List.of("t4-behind", "active", "f"),
                 List.of("t5-unreachable", "degraded", "t"),
                 List.of("t6-edited", "degraded", "t"));
-        captured.add(Fixtures.rows(c, "SELECT reason FROM ledger_tenants").toString());
+        captured.add(Fixtures.rows(c, "SELECT reason FROM ledger_tenant_notes").toString());
       }
       Cli.Result listed = Cli.run("fleet", "list", "--control", control, "--json");
       captured.add(listed.all());

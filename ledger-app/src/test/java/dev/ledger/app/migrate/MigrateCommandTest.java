@@ -163,7 +163,7 @@ class MigrateCommandTest {
 
   @Test
   void a_url_that_is_not_a_jdbc_url_is_a_usage_error_and_is_not_echoed() {
-    Cli.Result result = Cli.run("migrate", "--url", "postgres://admin:pw-in-url-91@db/ledger");
+    Cli.Result result = Cli.run("migrate", "--url", "mysql://admin:pw-in-url-91@db/ledger");
     assertThat(result.exit()).isEqualTo(ExitCodes.USAGE);
     assertThat(result.err()).contains("--url: dsn: not a PostgreSQL JDBC URL");
     assertThat(result.all()).doesNotContain("pw-in-url-91");

@@ -1,0 +1,525 @@
+package dev.ledger;
+
+import dev.ledger.append.EventLog;
+import dev.ledger.append.Filing;
+import dev.ledger.append.PromotionRecording;
+import dev.ledger.append.Transitions;
+import dev.ledger.claim.Claims;
+import dev.ledger.claim.Leases;
+import dev.ledger.read.Reads;
+import dev.ledger.replay.Rebuild;
+import dev.ledger.scrub.Scrubs;
+import dev.ledger.tx.Engine;
+import dev.ledger.tx.Tx;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Function;
+
+/**
+ * The ledger's operations, one method each, every one delegating to its operation class ({@code
+ * dev.ledger.append}, {@code claim}, {@code scrub}, {@code replay}, {@code read}) with a
+ * transaction context. {@link Ledger} runs them in the ledger's own transactions (or joins the
+ * transaction the data source's connection is already in); the transaction views run them in a
+ * caller's. Only this package extends it.
+ *
+ * <p>Errors: {@link InvalidInputException} (nothing written), {@link TaskNotFoundException}, {@link
+ * WrongStateException}, {@link LeaseLostException}, {@link SchemaVersionException}, and {@link
+ * LedgerStorageException} for database failures. Thread-safe.
+ */
+public abstract class LedgerOperations {
+
+  /** The operation classes of one ledger, shared by it and its transaction views. */
+  static final class Ops {
+    final Engine engine;
+    final Filing filing;
+    final Transitions transitions;
+    final PromotionRecording promotions;
+    final Claims claims;
+    final Leases leases;
+    final Scrubs scrubs;
+    final Rebuild rebuild;
+    final Reads reads;
+
+    Ops(Engine engine) {
+      this.engine = engine;
+      EventLog log = new EventLog(engine);
+      this.filing = new Filing(engine, log);
+      this.transitions = new Transitions(engine, log);
+      this.promotions = new PromotionRecording(engine, log);
+      this.claims = new Claims(engine, log, transitions);
+      this.leases = new Leases(engine, transitions);
+      this.scrubs = new Scrubs(engine, log);
+      this.rebuild = new Rebuild(engine);
+      this.reads = new Reads(engine);
+    }
+  }
+
+  final Ops ops;
+
+  LedgerOperations(Ops ops) {
+    this.ops = ops;
+  }
+
+  /**
+   * Runs a write in a transaction context: the ledger's own transaction, or the caller's.
+   *
+   * @param operation the operation's name, for messages
+   * @param body the operation
+   * @param <T> its result
+   * @return the body's result
+   */
+  abstract <T> T write(String operation, Function<Tx, T> body);
+
+  /**
+   * Runs a read in a connection context: a pooled connection, or the caller's transaction.
+   *
+   * @param operation the operation's name, for messages
+   * @param body the read
+   * @param <T> its result
+   * @return the body's result
+   */
+  abstract <T> T read(String operation, Function<Tx, T> body);
+
+  // ---------------------------------------------------------------------------------------------
+  // filing and transitions (dev.ledger.append)
+
+  /**
+   * Files a task, born {@code proposed}; makes the domain's schema first if this is its first task
+   * (and runtime DDL is allowed). Filing again from the same origin and upstream event returns the
+   * first task's id and writes nothing.
+   *
+   * @param spec what to file, not null
+   * @return the task's id, e.g. {@code t0006467c2d6a1f0-3fa85f64}
+   * @throws InvalidInputException naming the field: see {@link Validation#spec(TaskSpec)}; also
+   *     {@code depends_on} when a dependency does not exist
+   * @throws SchemaVersionException when the domain has no schema and runtime DDL is off
+   */
+  public final String file(TaskSpec spec) {
+    return write("file", tx -> ops.filing.file(tx, spec));
+  }
+
+  /**
+   * Admits a proposed task to the queue.
+   *
+   * @param id the task id
+   * @throws TaskNotFoundException when no task has the id
+   * @throws WrongStateException when the task is not {@code proposed}
+   */
+  public final void admit(String id) {
+    write(
+        "admit",
+        tx -> {
+          ops.transitions.admit(tx, id);
+          return null;
+        });
+  }
+
+  /**
+   * Invalidates an open task (proposed, admitted or claimed).
+   *
+   * @param id the task id
+   * @param reason why, 1 to {@value Validation#MAX_BODY} characters
+   * @param supersededBy the task replacing it, or null; must exist when given
+   * @throws TaskNotFoundException when no task has the id (or {@code supersededBy} names none)
+   * @throws WrongStateException when the task is already completed or invalidated
+   */
+  public final void invalidate(String id, String reason, String supersededBy) {
+    write(
+        "invalidate",
+        tx -> {
+          ops.transitions.invalidate(tx, id, reason, supersededBy);
+          return null;
+        });
+  }
+
+  /**
+   * Records where a completed task's result was posted.
+   *
+   * @param id the task id
+   * @param to where, e.g. {@code tracker:ops} or {@code task:<parent>}
+   * @throws TaskNotFoundException when no task has the id
+   * @throws WrongStateException when the task is not completed
+   */
+  public final void post(String id, String to) {
+    write(
+        "post",
+        tx -> {
+          ops.transitions.post(tx, id, to);
+          return null;
+        });
+  }
+
+  /**
+   * Changes an open task's priority.
+   *
+   * @param id the task id
+   * @param priority the new priority
+   * @param why why, 1 to {@value Validation#MAX_BODY} characters
+   * @throws TaskNotFoundException when no task has the id
+   * @throws WrongStateException when the task is completed or invalidated
+   */
+  public final void rescore(String id, long priority, String why) {
+    write(
+        "rescore",
+        tx -> {
+          ops.transitions.rescore(tx, id, priority, why);
+          return null;
+        });
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // claims and leases (dev.ledger.claim)
+
+  /**
+   * Claims the next claimable task of a domain: admitted (or claimed with an expired lease), every
+   * requirement in {@code manifest}, label within {@code handling}, every dependency completed (in
+   * whatever domain), no open continuation; highest priority first, then oldest. One SQL statement
+   * picks and updates the row ({@code FOR UPDATE SKIP LOCKED} in a materialized CTE, walking the
+   * {@code tasks_claimable} index), so its cost does not grow with the queue's depth and two
+   * claimers never take the same task.
+   *
+   * @param domain the domain
+   * @param holder who claims, 1 to {@value Validation#MAX_NAME} characters
+   * @param lease how long the lease lasts; more than zero, at most {@link Validation#MAX_LEASE}
+   * @param manifest what the claimer can do (requirements it meets), not null
+   * @param handling the highest label it may handle, not null
+   * @return the lease, or empty when nothing is claimable (or the domain is unknown)
+   * @throws InvalidInputException naming {@code holder}, {@code lease}, {@code manifest} or {@code
+   *     handling}
+   */
+  public final Optional<Lease> claimNext(
+      String domain, String holder, Duration lease, Collection<String> manifest, Label handling) {
+    List<Lease> one = claimBatch(domain, holder, lease, manifest, handling, 1);
+    if (one.size() > 1) {
+      throw new IllegalStateException("a claim of one returned " + one.size() + " tasks");
+    }
+    return one.stream().findFirst();
+  }
+
+  /**
+   * Claims up to {@code max} claimable tasks in one statement, as {@link #claimNext} does for one.
+   *
+   * @param domain the domain
+   * @param holder who claims
+   * @param lease how long each lease lasts
+   * @param manifest what the claimer can do
+   * @param handling the highest label it may handle
+   * @param max the most tasks, 1 to 1000
+   * @return the leases, in claim order (priority descending, then created); empty when none
+   * @throws InvalidInputException naming the invalid argument
+   */
+  public final List<Lease> claimBatch(
+      String domain,
+      String holder,
+      Duration lease,
+      Collection<String> manifest,
+      Label handling,
+      int max) {
+    return write(
+        "claim", tx -> ops.claims.claimBatch(tx, domain, holder, lease, manifest, handling, max));
+  }
+
+  /**
+   * Claims one given task, when it is claimable by this claimer.
+   *
+   * @param id the task id
+   * @param holder who claims
+   * @param lease how long the lease lasts
+   * @param manifest what the claimer can do
+   * @param handling the highest label it may handle
+   * @return the lease
+   * @throws TaskNotFoundException when no task has the id
+   * @throws WrongStateException when the task is not claimable by this claimer, saying why
+   */
+  public final Lease claim(
+      String id, String holder, Duration lease, Collection<String> manifest, Label handling) {
+    return write("claim", tx -> ops.claims.claim(tx, id, holder, lease, manifest, handling));
+  }
+
+  /**
+   * Extends a lease.
+   *
+   * @param lease the current lease
+   * @param extend the new lease runs this long from now; more than zero
+   * @return the extended lease
+   * @throws LeaseLostException when the lease is no longer the task's current one
+   */
+  public final Lease heartbeat(Lease lease, Duration extend) {
+    return write("heartbeat", tx -> ops.leases.heartbeat(tx, lease, extend));
+  }
+
+  /**
+   * Gives a claimed task back to the queue.
+   *
+   * @param lease the current lease
+   * @throws LeaseLostException when the lease is no longer the task's current one
+   */
+  public final void release(Lease lease) {
+    write(
+        "release",
+        tx -> {
+          ops.leases.release(tx, lease);
+          return null;
+        });
+  }
+
+  /**
+   * Leaves a handoff note on a claimed task.
+   *
+   * @param lease the current lease
+   * @param handoff the note, 1 to {@value Validation#MAX_BODY} characters
+   * @throws LeaseLostException when the lease is no longer the task's current one
+   */
+  public final void leaveHandoff(Lease lease, String handoff) {
+    write(
+        "leave handoff",
+        tx -> {
+          ops.leases.leaveHandoff(tx, lease, handoff);
+          return null;
+        });
+  }
+
+  /**
+   * Completes a claimed task.
+   *
+   * @param lease the current lease
+   * @param handoff the result note, or null
+   * @throws LeaseLostException when the lease is no longer the task's current one (it expired and
+   *     another worker claimed the task, or it was released or invalidated)
+   */
+  public final void complete(Lease lease, String handoff) {
+    write(
+        "complete",
+        tx -> {
+          ops.leases.complete(tx, lease, handoff);
+          return null;
+        });
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // promotions (dev.ledger.append)
+
+  /**
+   * Records a promotion unless this promoter promoted this version of the entry to this tier
+   * already; the domain's lock is held from the check to the commit, so two processes recording the
+   * same promotion record it once. Makes the domain's schema when needed.
+   *
+   * @param spec the promotion
+   * @return true when recorded, false when it was there already
+   * @throws InvalidInputException naming the field, see {@link Validation#promotion}
+   */
+  public final boolean recordPromotion(PromotionSpec spec) {
+    return write("record promotion", tx -> ops.promotions.record(tx, spec));
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // scrubs (dev.ledger.scrub)
+
+  /**
+   * Removes the why from an entry's promotion events and rows, in one transaction under the
+   * domain's lock. Ports the reference's {@code scrub_promotions}.
+   *
+   * @param domain the domain
+   * @param entry the entry
+   * @return how many records of the entry hold no why now
+   */
+  public final int scrubPromotions(String domain, String entry) {
+    return write("scrub promotions", tx -> ops.scrubs.scrubPromotions(tx, domain, entry));
+  }
+
+  /**
+   * Rewrites every task filed from {@code origin} to the redaction, in its events and its row, and
+   * invalidates the open ones, in one transaction under the domain's lock. Ports {@code
+   * scrub_tasks}.
+   *
+   * @param domain the domain
+   * @param origin the origin
+   * @param redaction what to write instead
+   * @return how many tasks were filed from the origin
+   */
+  public final int scrubTasks(String domain, String origin, Redaction redaction) {
+    return write("scrub tasks", tx -> ops.scrubs.scrubTasks(tx, domain, origin, redaction));
+  }
+
+  /**
+   * Both scrubs of an erasure in one transaction under the domain's lock. Ports {@code
+   * scrub_entry}.
+   *
+   * @param domain the domain
+   * @param entry the entry whose promotions lose their why
+   * @param origin the origin whose tasks are redacted
+   * @param redaction what to write instead
+   * @return the counts of both scrubs
+   */
+  public final ScrubResult scrubEntry(
+      String domain, String entry, String origin, Redaction redaction) {
+    return write("scrub entry", tx -> ops.scrubs.scrubEntry(tx, domain, entry, origin, redaction));
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // replay (dev.ledger.replay)
+
+  /**
+   * Replays every domain's events into a fresh projection ({@code tasks}, {@code promotions}, the
+   * domain's routes in {@code ledger_tasks}, and the derived claim classes, dependency edges and
+   * {@code blocked} flags), all domains in one transaction: a failure anywhere leaves every old
+   * projection as it was. Per domain, the old rows are deleted, the events are streamed in sequence
+   * order ({@code COPY TO STDOUT}, payloads read by a streaming JSON parser) and folded in memory
+   * with the same {@link Projection} the live operations use, and the rows are written with {@code
+   * COPY ... FROM STDIN}. Until it commits, readers see the old projection. Holds one domain's task
+   * rows in memory at a time. Ports {@code rebuild}.
+   *
+   * @return how many events were replayed
+   * @throws LedgerStorageException when the database fails or refuses a replayed row (e.g. a
+   *     duplicate key from a hand-edited log; the SQLState is kept)
+   * @throws LedgerException when a stored event is not format v1, or a replayed value cannot be
+   *     stored (a U+0000 in a text); the message names the task or the column, never the value
+   */
+  public final long rebuild() {
+    long n = write("rebuild", ops.rebuild::rebuild);
+    ops.engine.directory().forget();
+    return n;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // reads (dev.ledger.read)
+
+  /**
+   * One task.
+   *
+   * @param id the task id
+   * @return the task
+   * @throws TaskNotFoundException when no task has the id
+   */
+  public final Task get(String id) {
+    return read("get", tx -> ops.reads.get(tx, id));
+  }
+
+  /**
+   * A domain's tasks in a status, in claim order (priority descending, then created).
+   *
+   * @param domain the domain
+   * @param status the status
+   * @return the tasks; empty when none or the domain is unknown
+   */
+  public final List<Task> list(String domain, Status status) {
+    return read("list", tx -> ops.reads.list(tx, domain, status));
+  }
+
+  /**
+   * A domain's completed tasks from some origin whose result is not yet posted, oldest first.
+   *
+   * @param domain the domain
+   * @return the tasks
+   */
+  public final List<Task> unposted(String domain) {
+    return read("list", tx -> ops.reads.unposted(tx, domain));
+  }
+
+  /**
+   * The tasks of a task's domain that depend on it, oldest first.
+   *
+   * @param id the task id
+   * @return the dependents; empty when none or the task is unknown
+   */
+  public final List<Task> dependents(String id) {
+    return read("dependents", tx -> ops.reads.dependents(tx, id));
+  }
+
+  /**
+   * What was filed from a task: its children ({@code task:<id>}), its continuation ({@code
+   * continues:<id>}) and its retries ({@code retries:<id>}), in its domain, oldest first.
+   *
+   * @param parent the task id
+   * @return the tasks; empty when none or the task is unknown
+   */
+  public final List<Task> filedFrom(String parent) {
+    return read("filed from", tx -> ops.reads.filedFrom(tx, parent));
+  }
+
+  /**
+   * A domain's tasks filed from an origin, oldest first.
+   *
+   * @param domain the domain
+   * @param origin the origin
+   * @return the tasks
+   */
+  public final List<Task> withOrigin(String domain, String origin) {
+    return read("list", tx -> ops.reads.withOrigin(tx, domain, origin));
+  }
+
+  /**
+   * The task filed from an origin's upstream event, if any.
+   *
+   * @param domain the domain
+   * @param origin the origin
+   * @param upstreamEvent the upstream event
+   * @return its id, or empty
+   */
+  public final Optional<String> findOrigin(String domain, String origin, String upstreamEvent) {
+    return read("find origin", tx -> ops.reads.findOrigin(tx, domain, origin, upstreamEvent));
+  }
+
+  /**
+   * The payload of a task's {@code created} event, as stored (format v1 JSON).
+   *
+   * @param id the task id
+   * @return the JSON text
+   * @throws TaskNotFoundException when no task has the id
+   */
+  public final String createdPayload(String id) {
+    return read("created payload", tx -> ops.reads.createdPayload(tx, id));
+  }
+
+  /**
+   * A task's events, in order.
+   *
+   * @param id the task id
+   * @return its events, oldest first
+   * @throws TaskNotFoundException when no task has the id
+   */
+  public final List<LoggedEvent> history(String id) {
+    return read("history", tx -> ops.reads.history(tx, id));
+  }
+
+  /**
+   * An entry's promotions, in the order recorded.
+   *
+   * @param domain the domain
+   * @param entry the entry
+   * @return the promotions; empty when none or the domain is unknown
+   */
+  public final List<Promotion> promotions(String domain, String entry) {
+    return read("promotions", tx -> ops.reads.promotions(tx, domain, entry));
+  }
+
+  /**
+   * Every domain with a schema, sorted.
+   *
+   * @return the domain names
+   */
+  public final List<String> domains() {
+    return read("domains", Reads::domains);
+  }
+
+  /**
+   * Every domain with its schema, version and task counts by status, sorted by domain. Costs one
+   * query per domain.
+   *
+   * @return the domains
+   */
+  public final List<DomainInfo> describeDomains() {
+    return read("describe domains", ops.reads::describeDomains);
+  }
+
+  /**
+   * How many events every domain holds.
+   *
+   * @return the count
+   */
+  public final long eventCount() {
+    return read("event count", ops.reads::eventCount);
+  }
+}

@@ -1,0 +1,130 @@
+package dev.ledger.append;
+
+import static dev.ledger.codegen.db.ledger_directory.Tables.LEDGER_TASKS;
+import static dev.ledger.codegen.db.ledger_template.Tables.TASKS;
+
+import dev.ledger.InvalidInputException;
+import dev.ledger.TaskSpec;
+import dev.ledger.Validation;
+import dev.ledger.codegen.db.ledger_template.tables.records.TasksRecord;
+import dev.ledger.internal.ClaimIndex;
+import dev.ledger.internal.Event;
+import dev.ledger.internal.Projection;
+import dev.ledger.tx.Engine;
+import dev.ledger.tx.Tx;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import org.jooq.DSLContext;
+import org.jooq.exception.DataAccessException;
+
+/**
+ * Filing a task: its {@code created} event, its row (born {@code proposed}), its claim class and
+ * dependency edges, and its route in {@code ledger_tasks}, all in the operation's transaction.
+ * Filing again from the same origin and upstream event returns the first task's id and writes
+ * nothing; a concurrent filing of the same upstream event that wins the unique key {@code
+ * tasks_origin} is caught inside a savepoint, so the transaction (the ledger's or a caller's) stays
+ * usable. Ports the reference's {@code file}. Thread-safe.
+ */
+public final class Filing {
+
+  private final Engine engine;
+  private final EventLog log;
+
+  /**
+   * Creates the operation.
+   *
+   * @param engine the ledger's shared state
+   * @param log the event log writer
+   */
+  public Filing(Engine engine, EventLog log) {
+    this.engine = engine;
+    this.log = log;
+  }
+
+  /**
+   * Files a task in {@code tx}.
+   *
+   * @param tx the operation's transaction context
+   * @param spec what to file
+   * @return the task's id, or the first task's when the upstream event was filed already
+   * @throws InvalidInputException naming the field: see {@link Validation#spec(TaskSpec)}; also
+   *     {@code depends_on} when a dependency does not exist
+   */
+  public String file(Tx tx, TaskSpec spec) {
+    Validation.spec(spec);
+    // before the domain's schema is made: a refused filing writes nothing at all. Tasks are
+    // never deleted, so a dependency seen here still exists at commit.
+    checkDependencies(tx.directory(), spec.dependsOn());
+    String schema = engine.schemaForWrite(tx, spec.domain());
+    DSLContext ctx = tx.forSchema(schema);
+    if (spec.upstreamEvent() == null) {
+      String id = engine.newId();
+      insert(ctx, id, spec);
+      return id;
+    }
+    Optional<String> first = findOrigin(ctx, spec.origin(), spec.upstreamEvent());
+    if (first.isPresent()) {
+      return first.get();
+    }
+    String id = engine.newId();
+    try {
+      tx.savepoint(
+          () -> {
+            insert(ctx, id, spec);
+            return null;
+          });
+      return id;
+    } catch (DataAccessException e) {
+      // a concurrent filing of the same upstream event won the unique key tasks_origin
+      if ("23505".equals(e.sqlState())) {
+        Optional<String> won = findOrigin(ctx, spec.origin(), spec.upstreamEvent());
+        if (won.isPresent()) {
+          return won.get();
+        }
+      }
+      throw e;
+    }
+  }
+
+  private void insert(DSLContext ctx, String id, TaskSpec spec) {
+    Instant now = engine.now();
+    log.append(ctx, id, now, new Event.Created(id, spec));
+    TasksRecord row = Projection.created(id, now, spec);
+    ClaimIndex.filed(ctx, engine.statements(), row);
+    log.writeRow(ctx, row, true);
+    log.insertRoute(ctx, id, spec.domain());
+  }
+
+  /**
+   * The task filed from an origin's upstream event, if any.
+   *
+   * @param ctx a context mapped to the domain's schema
+   * @param origin the origin
+   * @param upstreamEvent the upstream event
+   * @return its id, or empty
+   */
+  public static Optional<String> findOrigin(DSLContext ctx, String origin, String upstreamEvent) {
+    return ctx.select(TASKS.ID)
+        .from(TASKS)
+        .where(TASKS.ORIGIN.eq(origin))
+        .and(TASKS.UPSTREAM_EVENT.eq(upstreamEvent))
+        .fetchOptional(TASKS.ID);
+  }
+
+  private static void checkDependencies(DSLContext ctx, List<String> dependsOn) {
+    if (dependsOn.isEmpty()) {
+      return;
+    }
+    List<String> known =
+        ctx.select(LEDGER_TASKS.ID)
+            .from(LEDGER_TASKS)
+            .where(LEDGER_TASKS.ID.in(dependsOn))
+            .fetch(LEDGER_TASKS.ID);
+    for (String d : dependsOn) {
+      if (!known.contains(d)) {
+        throw new InvalidInputException("depends_on", "no task with id '" + d + "'");
+      }
+    }
+  }
+}

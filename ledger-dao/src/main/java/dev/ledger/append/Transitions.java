@@ -1,0 +1,144 @@
+package dev.ledger.append;
+
+import static dev.ledger.append.EventLog.wrong;
+
+import dev.ledger.InvalidInputException;
+import dev.ledger.Status;
+import dev.ledger.Validation;
+import dev.ledger.codegen.db.ledger_template.tables.records.TasksRecord;
+import dev.ledger.internal.Event;
+import dev.ledger.tx.Engine;
+import dev.ledger.tx.Tx;
+
+/**
+ * The transitions of a task by id that need no lease: admit, invalidate, post and rescore. Each
+ * locks the task's row, checks its state, appends the event and projects it, in the operation's
+ * transaction. Arguments are checked first (nothing is written for bad input). Ports the
+ * reference's {@code admit}, {@code invalidate}, {@code post} and {@code rescore}. Thread-safe.
+ */
+public final class Transitions {
+
+  private final Engine engine;
+  private final EventLog log;
+
+  /**
+   * Creates the operations.
+   *
+   * @param engine the ledger's shared state
+   * @param log the event log writer
+   */
+  public Transitions(Engine engine, EventLog log) {
+    this.engine = engine;
+    this.log = log;
+  }
+
+  /**
+   * Admits a proposed task.
+   *
+   * @param tx the operation's transaction context
+   * @param id the task id
+   * @throws dev.ledger.TaskNotFoundException when no task has the id
+   * @throws dev.ledger.WrongStateException when the task is not {@code proposed}
+   */
+  public void admit(Tx tx, String id) {
+    apply(
+        tx,
+        id,
+        row -> {
+          if (!Status.PROPOSED.wire().equals(row.getStatus())) {
+            throw wrong(row, "admit", "only a proposed task can be admitted");
+          }
+          return new Event.Admitted();
+        });
+  }
+
+  /**
+   * Invalidates an open task.
+   *
+   * @param tx the operation's transaction context
+   * @param id the task id
+   * @param reason why, 1 to {@value Validation#MAX_BODY} characters
+   * @param supersededBy the task replacing it, or null; must exist
+   * @throws InvalidInputException naming {@code reason} or {@code superseded_by}
+   * @throws dev.ledger.TaskNotFoundException when no task has the id
+   * @throws dev.ledger.WrongStateException when the task is completed or invalidated
+   */
+  public void invalidate(Tx tx, String id, String reason, String supersededBy) {
+    Validation.required("reason", reason, Validation.MAX_BODY);
+    Validation.text("superseded_by", supersededBy, Validation.MAX_NAME);
+    if (supersededBy != null
+        && engine.directory().schemaOfTask(tx.directory(), supersededBy).isEmpty()) {
+      throw new InvalidInputException("superseded_by", "no task with id '" + supersededBy + "'");
+    }
+    apply(
+        tx,
+        id,
+        row -> {
+          if (Status.parse(row.getStatus()).terminal()) {
+            throw wrong(row, "invalidate", "only an open task can be invalidated");
+          }
+          return new Event.Invalidated(reason, supersededBy);
+        });
+  }
+
+  /**
+   * Records where a completed task's result was posted.
+   *
+   * @param tx the operation's transaction context
+   * @param id the task id
+   * @param to where, e.g. {@code tracker:ops}, 1 to {@value Validation#MAX_NAME} characters
+   * @throws InvalidInputException naming {@code to}
+   * @throws dev.ledger.TaskNotFoundException when no task has the id
+   * @throws dev.ledger.WrongStateException when the task is not completed
+   */
+  public void post(Tx tx, String id, String to) {
+    Validation.required("to", to, Validation.MAX_NAME);
+    apply(
+        tx,
+        id,
+        row -> {
+          if (!Status.COMPLETED.wire().equals(row.getStatus())) {
+            throw wrong(row, "post", "only a completed task's result can be posted");
+          }
+          return new Event.Posted(to);
+        });
+  }
+
+  /**
+   * Changes an open task's priority.
+   *
+   * @param tx the operation's transaction context
+   * @param id the task id
+   * @param priority the new priority
+   * @param why why, 1 to {@value Validation#MAX_BODY} characters
+   * @throws InvalidInputException naming {@code why}
+   * @throws dev.ledger.TaskNotFoundException when no task has the id
+   * @throws dev.ledger.WrongStateException when the task is completed or invalidated
+   */
+  public void rescore(Tx tx, String id, long priority, String why) {
+    Validation.required("why", why, Validation.MAX_BODY);
+    apply(
+        tx,
+        id,
+        row -> {
+          if (Status.parse(row.getStatus()).terminal()) {
+            throw wrong(row, "rescore", "only an open task can be rescored");
+          }
+          return new Event.Rescored(priority, why);
+        });
+  }
+
+  /**
+   * The generic transition of one task by id in {@code tx}: routes the id, then {@link
+   * EventLog#transition}.
+   *
+   * @param tx the operation's transaction context
+   * @param id the task id
+   * @param decide decides the event from the locked row
+   * @return the row after the event
+   * @throws dev.ledger.TaskNotFoundException when no task has the id
+   */
+  public TasksRecord apply(Tx tx, String id, EventLog.EventDecider decide) {
+    return log.transition(tx.forSchema(engine.schemaOfTask(tx, id)), id, decide);
+  }
+}

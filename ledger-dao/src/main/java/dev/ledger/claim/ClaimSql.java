@@ -1,0 +1,312 @@
+package dev.ledger.claim;
+
+import static dev.ledger.codegen.db.ledger_directory.Tables.LEDGER_TASKS;
+import static dev.ledger.codegen.db.ledger_template.Tables.CLAIM_CLASSES;
+import static dev.ledger.codegen.db.ledger_template.Tables.TASKS;
+
+import dev.ledger.Label;
+import dev.ledger.Status;
+import dev.ledger.codegen.db.ledger_template.tables.Tasks;
+import dev.ledger.codegen.db.ledger_template.tables.records.TasksRecord;
+import dev.ledger.internal.RenderedStatement;
+import dev.ledger.internal.RenderedStatement.Slot;
+import java.time.Instant;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.List;
+import org.jooq.CommonTableExpression;
+import org.jooq.Condition;
+import org.jooq.DSLContext;
+import org.jooq.Field;
+import org.jooq.Record1;
+import org.jooq.Record2;
+import org.jooq.Record3;
+import org.jooq.Table;
+import org.jooq.impl.DSL;
+import org.jooq.impl.SQLDataType;
+
+/**
+ * The SQL of a claim: the candidate CTEs that walk the domain's claim classes ({@link
+ * #claimCandidates}), the claiming {@code UPDATE}, the check of a full window, and the claim filter
+ * ({@link #claimable}) that a claim by id checks too. Statements are rendered once per domain
+ * schema ({@link RenderedStatement}). Stateless.
+ */
+public final class ClaimSql {
+
+  private static final String COMPLETED = Status.COMPLETED.wire();
+  private static final String INVALIDATED = Status.INVALIDATED.wire();
+
+  /**
+   * The largest window a claim grows to when concurrent transactions hold the rows of a smaller one
+   * (see {@link Claims#claimBatch}): far more locked rows than any pool has connections.
+   */
+  public static final int MAX_CLAIM_WINDOW = 1 << 20;
+
+  private ClaimSql() {}
+
+  private static final Slot<Instant> NOW = Slot.of("now", TASKS.LEASE_UNTIL.getDataType());
+  private static final Slot<Instant> UNTIL = Slot.of("until", TASKS.LEASE_UNTIL.getDataType());
+  private static final Slot<String> HOLDER = Slot.of("holder", TASKS.HOLDER.getDataType());
+  private static final Slot<String> MANIFEST = Slot.of("manifest", SQLDataType.CLOB);
+  private static final Slot<Long> RANK = Slot.of("handling rank", TASKS.LABEL_RANK.getDataType());
+  private static final Slot<Integer> MAX = Slot.of("max", SQLDataType.INTEGER);
+  private static final Slot<Integer> WINDOW = Slot.of("window", SQLDataType.INTEGER);
+
+  /** The values every claim statement of one claim binds. */
+  record ClaimArgs(Instant now, Instant until, String holder, String manifest, long rank) {}
+
+  /** What the claim returns of each row it claims. */
+  private static final Field<?>[] CLAIMED = {
+    TASKS.ID, TASKS.ATTEMPTS, TASKS.PRIORITY, TASKS.CREATED
+  };
+
+  /** What the check of a claim's window returns. */
+  private static final Field<?>[] COUNT = {DSL.field(DSL.name("count"), Integer.class)};
+
+  /** A claimed row, as the claim's {@code RETURNING} gives it. */
+  record Claimed(String id, long attempts, long priority, Instant created) {}
+
+  /** Claim order: priority descending, then oldest first. */
+  static final Comparator<Claimed> CLAIM_ORDER =
+      Comparator.comparingLong(Claimed::priority).reversed().thenComparing(Claimed::created);
+
+  /**
+   * The rows a claim takes, as a CTE {@code candidate(id)}: up to {@code max} claimable tasks,
+   * locked {@code FOR UPDATE SKIP LOCKED}, in claim order. Rather than filter every open task in
+   * claim order (which costs as many rows as there are tasks the claimer cannot take ahead of the
+   * first it can), it reads the domain's {@code claim_classes} its handling level and manifest
+   * admit, walks {@code tasks_claim_class} once per admitted class (tasks with an open dependency
+   * are not in that index), merges the walks in claim order into a window of {@link #claimWindow}
+   * rows, and locks from the window after checking every condition again on the current row
+   * versions. The window only holds rows that were claimable when the statement began, so it comes
+   * up short only when more claimers than the window's slack are locking the same rows at once;
+   * {@link Claims#claimBatch} then sees the window full ({@link #windowFull}) and claims again from
+   * a larger one, so a claim never comes back empty while a task it may take is free. Bound: {@link
+   * #NOW}, {@link #MANIFEST}, {@link #RANK}, {@link #MAX}, {@link #WINDOW}.
+   */
+  private static CommonTableExpression<Record1<String>> claimCandidates() {
+    ClaimWindow cw = claimWindowCtes();
+    CommonTableExpression<Record2<Long, String>> classes = cw.classes();
+    CommonTableExpression<Record1<String>> windowed = cw.ids();
+    Tasks t = TASKS.as("t");
+    return DSL.name("candidate")
+        .fields("id")
+        .asMaterialized(
+            DSL.with(classes)
+                .with(windowed)
+                .select(t.ID)
+                .from(t)
+                .where(t.ID.in(DSL.select(windowed.field("id", String.class)).from(windowed)))
+                .and(claimable(t, NOW.field(), MANIFEST.field(), RANK.field()))
+                .orderBy(t.PRIORITY.desc(), t.CREATED.asc())
+                .limit(MAX.field())
+                .forUpdate()
+                .of(t)
+                .skipLocked());
+  }
+
+  /** The claim's walk: the admitted claim classes, and the window of candidate ids. */
+  private record ClaimWindow(
+      CommonTableExpression<Record2<Long, String>> classes,
+      CommonTableExpression<Record1<String>> ids) {}
+
+  /**
+   * The CTEs {@code classes} and {@code window} of {@link #claimCandidates}. Bound: {@link #NOW},
+   * {@link #MANIFEST}, {@link #RANK}, {@link #WINDOW}.
+   */
+  private static ClaimWindow claimWindowCtes() {
+    dev.ledger.codegen.db.ledger_template.tables.ClaimClasses k = CLAIM_CLASSES.as("k");
+    CommonTableExpression<Record2<Long, String>> classes =
+        DSL.name("classes")
+            .fields("label_rank", "requirements_md5")
+            .asMaterialized(
+                DSL.select(k.LABEL_RANK, k.REQUIREMENTS_MD5)
+                    .from(k)
+                    .where(
+                        k.LABEL_RANK
+                            .le(RANK.field())
+                            .and(
+                                k.REQUIREMENTS
+                                    .eq(DSL.inline("[]"))
+                                    .or(
+                                        DSL.condition(
+                                            "{0}::jsonb <@ {1}::jsonb",
+                                            k.REQUIREMENTS, MANIFEST.field())))));
+    Tasks w = TASKS.as("w");
+    Field<String> md5 = DSL.field("md5({0})", String.class, w.REQUIREMENTS);
+    Table<Record3<String, Long, Instant>> walk =
+        DSL.lateral(
+                DSL.select(w.ID, w.PRIORITY, w.CREATED)
+                    .from(w)
+                    .where(w.LABEL_RANK.eq(classes.field("label_rank", Long.class)))
+                    .and(md5.eq(classes.field("requirements_md5", String.class)))
+                    .and(
+                        w.STATUS.in(
+                            DSL.inline(Status.ADMITTED.wire()), DSL.inline(Status.CLAIMED.wire())))
+                    .and(DSL.not(w.BLOCKED))
+                    .and(
+                        w.STATUS
+                            .eq(DSL.inline(Status.ADMITTED.wire()))
+                            .or(w.LEASE_UNTIL.lt(NOW.field())))
+                    // Only index conditions and the cheap lease test here: with the dependency and
+                    // continuation subqueries in this WHERE, PostgreSQL estimated one row per class
+                    // and read whole classes through a bitmap scan and a sort (490 ms at 100,000
+                    // tasks, bench B3). The candidate step checks both again on the few rows kept.
+                    .orderBy(w.PRIORITY.desc(), w.CREATED.asc())
+                    .limit(WINDOW.field()))
+            .as("x");
+    CommonTableExpression<Record1<String>> windowed =
+        DSL.name("window")
+            .fields("id")
+            .asMaterialized(
+                DSL.select(walk.field(w.ID))
+                    .from(classes)
+                    .crossJoin(walk)
+                    .orderBy(walk.field(w.PRIORITY).desc(), walk.field(w.CREATED).asc())
+                    .limit(WINDOW.field()));
+    return new ClaimWindow(classes, windowed);
+  }
+
+  /** Claims up to {@code max} tasks from a window of {@code window} candidates, in one UPDATE. */
+  static List<Claimed> claimIn(
+      RenderedStatement.Cache statements, DSLContext tx, ClaimArgs a, int max, int window) {
+    RenderedStatement claim =
+        statements.get(
+            tx,
+            "claim",
+            () -> {
+              CommonTableExpression<Record1<String>> candidate = claimCandidates();
+              return DSL.with(candidate)
+                  .update(TASKS)
+                  .set(TASKS.STATUS, DSL.inline(Status.CLAIMED.wire()))
+                  .set(TASKS.HOLDER, HOLDER.field())
+                  .set(TASKS.LEASE_UNTIL, UNTIL.field())
+                  .set(TASKS.ATTEMPTS, TASKS.ATTEMPTS.plus(DSL.inline(1L)))
+                  .from(candidate)
+                  .where(TASKS.ID.eq(candidate.field("id", String.class)))
+                  .returning(CLAIMED);
+            },
+            List.of(NOW, UNTIL, HOLDER, MANIFEST, RANK, MAX, WINDOW));
+    return claim
+        .fetch(tx, CLAIMED, a.now(), a.until(), a.holder(), a.manifest(), a.rank(), max, window)
+        .stream()
+        .map(
+            r ->
+                new Claimed(
+                    r.get(TASKS.ID),
+                    r.get(TASKS.ATTEMPTS),
+                    r.get(TASKS.PRIORITY),
+                    r.get(TASKS.CREATED)))
+        .toList();
+  }
+
+  /**
+   * Whether the walk of a claim still finds a whole window of candidates: then a claim from it that
+   * came up short lost rows to concurrent transactions, not to an empty queue. Reads at most {@code
+   * window} rows per claim class, as the claim does.
+   */
+  static boolean windowFull(
+      RenderedStatement.Cache statements, DSLContext tx, ClaimArgs a, int window) {
+    RenderedStatement full =
+        statements.get(
+            tx,
+            "claim window",
+            () -> {
+              ClaimWindow cw = claimWindowCtes();
+              return DSL.with(cw.classes()).with(cw.ids()).selectCount().from(cw.ids());
+            },
+            List.of(NOW, MANIFEST, RANK, WINDOW));
+    return full.fetch(tx, COUNT, a.now(), a.manifest(), a.rank(), window).get(0).get(0, int.class)
+        >= window;
+  }
+
+  /**
+   * How many candidate rows a claim of {@code max} reads: twice {@code max}, and at least 64 more,
+   * the slack for concurrent claimers locking the same rows.
+   *
+   * @param max the most tasks claimed
+   * @return the window's size in rows
+   */
+  public static int claimWindow(int max) {
+    return Math.max(2 * max, max + 64);
+  }
+
+  /**
+   * The claim filter, as SQL over the aliased tasks table {@code t}: claimable now, requirements
+   * within the manifest, label within handling, dependencies completed (through {@code
+   * ledger_tasks.completed}, whatever their domain), and no open continuation. The statuses are
+   * inlined so PostgreSQL can match the partial index {@code tasks_claimable}.
+   *
+   * @param now the claim's time
+   * @param manifestJson the claimer's manifest, a JSON array of strings
+   * @param rank the claimer's handling level, as a label rank
+   */
+  static Condition claimable(
+      Tasks t, Field<Instant> now, Field<String> manifestJson, Field<Long> rank) {
+    Condition open =
+        t.STATUS
+            .in(DSL.inline(Status.ADMITTED.wire()), DSL.inline(Status.CLAIMED.wire()))
+            .and(t.STATUS.eq(DSL.inline(Status.ADMITTED.wire())).or(t.LEASE_UNTIL.lt(now)));
+    Condition requirements =
+        t.REQUIREMENTS
+            .eq(DSL.inline(List.<String>of(), t.REQUIREMENTS))
+            .or(DSL.condition("{0}::jsonb <@ {1}::jsonb", t.REQUIREMENTS, manifestJson));
+    return open.and(t.LABEL_RANK.le(rank))
+        .and(requirements)
+        .and(dependenciesCompleted(t))
+        .and(noOpenContinuation(t));
+  }
+
+  /** Every dependency of the task completed, whatever its domain ({@code ledger_tasks}). */
+  private static Condition dependenciesCompleted(Tasks t) {
+    Table<?> deps = DSL.table("jsonb_array_elements_text({0}::jsonb)", t.DEPENDS_ON).as("d", "dep");
+    Field<String> dep = DSL.field(DSL.name("d", "dep"), String.class);
+    return t.DEPENDS_ON
+        .eq(DSL.inline(List.<String>of(), t.DEPENDS_ON))
+        .or(
+            DSL.notExists(
+                DSL.selectOne()
+                    .from(deps)
+                    .whereNotExists(
+                        DSL.selectOne()
+                            .from(LEDGER_TASKS)
+                            .where(LEDGER_TASKS.ID.eq(dep))
+                            .and(LEDGER_TASKS.COMPLETED.eq(DSL.inline(true))))));
+  }
+
+  /** No task filed as {@code continues:<id>} of the task is still open. */
+  private static Condition noOpenContinuation(Tasks t) {
+    Tasks c = TASKS.as("c");
+    return DSL.notExists(
+        DSL.selectOne()
+            .from(c)
+            .where(c.ORIGIN.eq(DSL.inline("continues:").concat(t.ID)))
+            .and(c.STATUS.notIn(DSL.inline(COMPLETED), DSL.inline(INVALIDATED))));
+  }
+
+  /** Why a task cannot be claimed, for {@link WrongStateException}'s message. */
+  static String whyNotClaimable(
+      TasksRecord row, Instant now, Collection<String> manifest, Label handling) {
+    Status status = Status.parse(row.getStatus());
+    if (status == Status.CLAIMED && !row.getLeaseUntil().isBefore(now)) {
+      return "it is held by " + row.getHolder() + " until " + row.getLeaseUntil();
+    }
+    if (status != Status.ADMITTED && status != Status.CLAIMED) {
+      return "only an admitted task (or one whose lease expired) can be claimed";
+    }
+    if (!manifest.containsAll(row.getRequirements())) {
+      return "the manifest lacks a requirement of " + row.getRequirements();
+    }
+    if (!handling.canHandle(Label.ofRank(row.getLabelRank()))) {
+      return "its label "
+          + Label.ofRank(row.getLabelRank()).wire()
+          + " is above the handling level "
+          + handling.wire();
+    }
+    return "a dependency is not completed or a continuation is still open";
+  }
+
+  static String jsonArray(List<String> values) {
+    return new dev.ledger.codegen.convert.StringListConverter().to(values);
+  }
+}

@@ -1,0 +1,184 @@
+package dev.ledger.claim;
+
+import static dev.ledger.append.EventLog.wrong;
+import static dev.ledger.codegen.db.ledger_template.Tables.TASKS;
+
+import dev.ledger.InvalidInputException;
+import dev.ledger.Label;
+import dev.ledger.Lease;
+import dev.ledger.Validation;
+import dev.ledger.append.EventLog;
+import dev.ledger.append.Transitions;
+import dev.ledger.codegen.db.ledger_template.tables.Tasks;
+import dev.ledger.codegen.db.ledger_template.tables.records.TasksRecord;
+import dev.ledger.internal.Event;
+import dev.ledger.tx.Engine;
+import dev.ledger.tx.Tx;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Optional;
+import org.jooq.DSLContext;
+import org.jooq.impl.DSL;
+
+/**
+ * Claiming: the next claimable tasks of a domain in one statement ({@link #claimBatch}, SQL in
+ * {@link ClaimSql}), or one given task ({@link #claim}), in the operation's transaction, with a
+ * {@code claimed} event per task. Arguments are checked first (nothing is written for bad input).
+ * Ports the reference's {@code claim_next} and {@code claim}. Thread-safe.
+ */
+public final class Claims {
+
+  private final Engine engine;
+  private final EventLog log;
+  private final Transitions transitions;
+
+  /**
+   * Creates the operations.
+   *
+   * @param engine the ledger's shared state
+   * @param log the event log writer
+   * @param transitions the transitions by id (a claim by id is one)
+   */
+  public Claims(Engine engine, EventLog log, Transitions transitions) {
+    this.engine = engine;
+    this.log = log;
+    this.transitions = transitions;
+  }
+
+  /**
+   * Claims up to {@code max} claimable tasks in one statement: admitted (or claimed with an expired
+   * lease), every requirement in {@code manifest}, label within {@code handling}, every dependency
+   * completed, no open continuation; highest priority first, then oldest. When concurrent
+   * transactions hold rows of the claim's window and it comes up short, it claims again from a
+   * window 8 times larger, up to {@link ClaimSql#MAX_CLAIM_WINDOW}.
+   *
+   * @param tx the operation's transaction context
+   * @param domain the domain
+   * @param holder who claims, 1 to {@value Validation#MAX_NAME} characters
+   * @param lease how long each lease lasts; more than zero, at most {@link Validation#MAX_LEASE}
+   * @param manifest what the claimer can do (requirements it meets), not null
+   * @param handling the highest label it may handle, not null
+   * @param max the most tasks, 1 to 1000
+   * @return the leases, in claim order; empty when none (or the domain is unknown)
+   * @throws InvalidInputException naming the invalid argument
+   */
+  public List<Lease> claimBatch(
+      Tx tx,
+      String domain,
+      String holder,
+      Duration lease,
+      Collection<String> manifest,
+      Label handling,
+      int max) {
+    Validation.domain(domain);
+    Validation.required("holder", holder, Validation.MAX_NAME);
+    Validation.leaseDuration("lease", lease);
+    checkManifest(manifest, handling);
+    if (max < 1 || max > 1000) {
+      throw new InvalidInputException("max", "must be 1 to 1000, was " + max);
+    }
+    Optional<String> schema = engine.schemaOf(tx, domain);
+    if (schema.isEmpty()) {
+      return List.of();
+    }
+    DSLContext ctx = tx.forSchema(schema.get());
+    Instant now = engine.now();
+    Instant until = now.plus(lease);
+    ClaimSql.ClaimArgs args =
+        new ClaimSql.ClaimArgs(
+            now, until, holder, ClaimSql.jsonArray(List.copyOf(manifest)), handling.rank());
+    int window = ClaimSql.claimWindow(max);
+    List<ClaimSql.Claimed> rows =
+        new ArrayList<>(ClaimSql.claimIn(engine.statements(), ctx, args, max, window));
+    // short of max with a full window: concurrent transactions hold (or just changed) rows of
+    // the window; look behind them in a window 8 times larger
+    while (rows.size() < max
+        && window <= ClaimSql.MAX_CLAIM_WINDOW / 8
+        && ClaimSql.windowFull(engine.statements(), ctx, args, window)) {
+      window *= 8;
+      rows.addAll(ClaimSql.claimIn(engine.statements(), ctx, args, max - rows.size(), window));
+    }
+    rows.sort(ClaimSql.CLAIM_ORDER);
+    List<Lease> leases = new ArrayList<>(rows.size());
+    for (ClaimSql.Claimed row : rows) {
+      leases.add(new Lease(row.id(), holder, row.attempts(), until));
+    }
+    if (!rows.isEmpty()) {
+      log.appendToEach(
+          ctx,
+          rows.stream().map(ClaimSql.Claimed::id).toArray(String[]::new),
+          now,
+          new Event.Claimed(holder, until));
+    }
+    return leases;
+  }
+
+  /**
+   * Claims one given task, when it is claimable by this claimer.
+   *
+   * @param tx the operation's transaction context
+   * @param id the task id
+   * @param holder who claims
+   * @param lease how long the lease lasts
+   * @param manifest what the claimer can do
+   * @param handling the highest label it may handle
+   * @return the lease
+   * @throws InvalidInputException naming the invalid argument
+   * @throws dev.ledger.TaskNotFoundException when no task has the id
+   * @throws dev.ledger.WrongStateException when the task is not claimable by this claimer, saying
+   *     why
+   */
+  public Lease claim(
+      Tx tx,
+      String id,
+      String holder,
+      Duration lease,
+      Collection<String> manifest,
+      Label handling) {
+    Validation.required("holder", holder, Validation.MAX_NAME);
+    Validation.leaseDuration("lease", lease);
+    checkManifest(manifest, handling);
+    Instant[] until = new Instant[1];
+    TasksRecord after =
+        transitions.apply(
+            tx,
+            id,
+            row -> {
+              Instant now = engine.now();
+              Tasks t = TASKS.as("t");
+              boolean ok =
+                  DSL.using(row.configuration())
+                      .fetchExists(
+                          DSL.selectOne()
+                              .from(t)
+                              .where(t.ID.eq(id))
+                              .and(
+                                  ClaimSql.claimable(
+                                      t,
+                                      DSL.val(now, t.LEASE_UNTIL),
+                                      DSL.val(ClaimSql.jsonArray(List.copyOf(manifest))),
+                                      DSL.val(handling.rank(), t.LABEL_RANK))));
+              if (!ok) {
+                throw wrong(row, "claim", ClaimSql.whyNotClaimable(row, now, manifest, handling));
+              }
+              until[0] = now.plus(lease);
+              return new Event.Claimed(holder, until[0]);
+            });
+    return new Lease(id, holder, after.getAttempts(), until[0]);
+  }
+
+  private static void checkManifest(Collection<String> manifest, Label handling) {
+    if (manifest == null) {
+      throw new InvalidInputException("manifest", "must not be null (use an empty list)");
+    }
+    for (String m : manifest) {
+      Validation.required("manifest", m, Validation.MAX_NAME);
+    }
+    if (handling == null) {
+      throw new InvalidInputException("handling", "must not be null");
+    }
+  }
+}

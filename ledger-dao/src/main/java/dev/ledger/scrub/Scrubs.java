@@ -1,0 +1,145 @@
+package dev.ledger.scrub;
+
+import static dev.ledger.codegen.db.ledger_template.Tables.TASKS;
+
+import dev.ledger.InvalidInputException;
+import dev.ledger.Redaction;
+import dev.ledger.ScrubResult;
+import dev.ledger.Status;
+import dev.ledger.Validation;
+import dev.ledger.append.EventLog;
+import dev.ledger.codegen.db.ledger_template.tables.records.TasksRecord;
+import dev.ledger.internal.Directory;
+import dev.ledger.internal.Event;
+import dev.ledger.internal.Scrub;
+import dev.ledger.tx.Engine;
+import dev.ledger.tx.Tx;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.function.Function;
+import org.jooq.DSLContext;
+
+/**
+ * Erasure: the why of an entry's promotions ({@link #scrubPromotions}), the texts of the tasks
+ * filed from an origin ({@link #scrubTasks}: open ones are invalidated first), or both ({@link
+ * #scrubEntry}), each in the operation's transaction under the domain's lock. Payloads are
+ * rewritten as JSON by {@link Scrub}. Arguments are checked first (nothing is written for bad
+ * input). Ports the reference's {@code scrub_promotions}, {@code scrub_tasks} and {@code
+ * scrub_entry}. Thread-safe.
+ */
+public final class Scrubs {
+
+  private final Engine engine;
+  private final EventLog log;
+
+  /**
+   * Creates the operations.
+   *
+   * @param engine the ledger's shared state
+   * @param log the event log writer
+   */
+  public Scrubs(Engine engine, EventLog log) {
+    this.engine = engine;
+    this.log = log;
+  }
+
+  /**
+   * Removes the why from an entry's promotion events and rows.
+   *
+   * @param tx the operation's transaction context
+   * @param domain the domain
+   * @param entry the entry
+   * @return how many records of the entry hold no why now; 0 when the domain is unknown
+   * @throws InvalidInputException naming {@code domain} or {@code entry}
+   */
+  public int scrubPromotions(Tx tx, String domain, String entry) {
+    Validation.domain(domain);
+    Validation.required("entry", entry, Validation.MAX_NAME);
+    return underDomainLock(tx, domain, 0, ctx -> Scrub.promotions(ctx, domain, entry));
+  }
+
+  /**
+   * Rewrites every task filed from {@code origin} to the redaction, in its events and its row, and
+   * invalidates the open ones.
+   *
+   * @param tx the operation's transaction context
+   * @param domain the domain
+   * @param origin the origin
+   * @param redaction what to write instead, not null
+   * @return how many tasks were filed from the origin; 0 when the domain is unknown
+   * @throws InvalidInputException naming the invalid argument
+   */
+  public int scrubTasks(Tx tx, String domain, String origin, Redaction redaction) {
+    Validation.domain(domain);
+    Validation.required("origin", origin, Validation.MAX_NAME);
+    checkRedaction(redaction);
+    return underDomainLock(tx, domain, 0, ctx -> scrubTasksIn(ctx, origin, redaction));
+  }
+
+  /**
+   * Both scrubs of an erasure.
+   *
+   * @param tx the operation's transaction context
+   * @param domain the domain
+   * @param entry the entry whose promotions lose their why
+   * @param origin the origin whose tasks are redacted
+   * @param redaction what to write instead, not null
+   * @return the counts of both scrubs; zeros when the domain is unknown
+   * @throws InvalidInputException naming the invalid argument
+   */
+  public ScrubResult scrubEntry(
+      Tx tx, String domain, String entry, String origin, Redaction redaction) {
+    Validation.domain(domain);
+    Validation.required("entry", entry, Validation.MAX_NAME);
+    Validation.required("origin", origin, Validation.MAX_NAME);
+    checkRedaction(redaction);
+    return underDomainLock(
+        tx,
+        domain,
+        new ScrubResult(0, 0),
+        ctx ->
+            new ScrubResult(
+                Scrub.promotions(ctx, domain, entry), scrubTasksIn(ctx, origin, redaction)));
+  }
+
+  /**
+   * Runs {@code body} on a domain's schema holding the domain's lock; returns {@code unknown} when
+   * the domain has no schema.
+   */
+  private <T> T underDomainLock(Tx tx, String domain, T unknown, Function<DSLContext, T> body) {
+    Optional<String> schema = engine.schemaOf(tx, domain);
+    if (schema.isEmpty()) {
+      return unknown;
+    }
+    DSLContext ctx = tx.forSchema(schema.get());
+    Directory.lockDomain(ctx, domain);
+    return body.apply(ctx);
+  }
+
+  private int scrubTasksIn(DSLContext ctx, String origin, Redaction redaction) {
+    List<TasksRecord> rows =
+        ctx.selectFrom(TASKS)
+            .where(TASKS.ORIGIN.eq(origin))
+            .orderBy(TASKS.CREATED)
+            .forUpdate()
+            .fetch();
+    Instant now = engine.now();
+    for (TasksRecord row : rows) {
+      if (!Status.parse(row.getStatus()).terminal()) {
+        log.applyToRow(ctx, row, now, new Event.Invalidated(redaction.reason(), null));
+      }
+      Scrub.redactTask(ctx, row, redaction);
+    }
+    return rows.size();
+  }
+
+  private static void checkRedaction(Redaction redaction) {
+    if (redaction == null) {
+      throw new InvalidInputException("redaction", "must not be null");
+    }
+    Validation.required("redaction.title", redaction.title(), Validation.MAX_TITLE);
+    Validation.text("redaction.body", redaction.body(), Validation.MAX_BODY);
+    Validation.required("redaction.reason", redaction.reason(), Validation.MAX_BODY);
+  }
+}

@@ -1,0 +1,320 @@
+package dev.ledger.tx;
+
+import dev.ledger.LedgerConfig;
+import dev.ledger.LedgerException;
+import dev.ledger.LedgerStorageException;
+import dev.ledger.TaskNotFoundException;
+import dev.ledger.internal.Directory;
+import dev.ledger.internal.RenderedStatement;
+import dev.ledger.schema.RenderMappedDsl;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import javax.sql.DataSource;
+import org.jooq.DSLContext;
+import org.jooq.exception.DataAccessException;
+import org.jooq.impl.DSL;
+
+/**
+ * What every ledger operation shares: the data source, the render-mapped jOOQ contexts, the cache
+ * of rendered statements, the directory (routing and provisioning), the clock; and the running of
+ * an operation in a transaction ({@link #write}) or on one connection ({@link #read}), with the
+ * translation of database failures into {@link LedgerStorageException}.
+ *
+ * <p>Internal to the ledger: {@code Ledger} makes one and hands it to its operation classes.
+ * Thread-safe.
+ */
+public final class Engine {
+
+  private final DataSource dataSource;
+  private final RenderMappedDsl dsl;
+  private final RenderedStatement.Cache statements = new RenderedStatement.Cache();
+  private final Directory directory;
+  private final Clock clock;
+
+  /**
+   * Creates the engine.
+   *
+   * @param dataSource the database, not null
+   * @param config the ledger's configuration, not null
+   */
+  public Engine(DataSource dataSource, LedgerConfig config) {
+    this.dataSource = dataSource;
+    this.dsl = new RenderMappedDsl(dataSource, config.directorySchema(), config.executeListeners());
+    this.directory = new Directory(dataSource, dsl, statements, config.runtimeDdl());
+    this.clock = config.clock();
+  }
+
+  /**
+   * The render-mapped contexts over the data source (each statement on a pooled connection).
+   *
+   * @return the contexts
+   */
+  public RenderMappedDsl dsl() {
+    return dsl;
+  }
+
+  /**
+   * The ledger's cache of rendered statements.
+   *
+   * @return the cache
+   */
+  public RenderedStatement.Cache statements() {
+    return statements;
+  }
+
+  /**
+   * Routing and provisioning.
+   *
+   * @return the directory
+   */
+  public Directory directory() {
+    return directory;
+  }
+
+  /**
+   * The current time, truncated to microseconds (what PostgreSQL and the event log keep).
+   *
+   * @return now
+   */
+  public Instant now() {
+    return Instant.now(clock).truncatedTo(ChronoUnit.MICROS);
+  }
+
+  /**
+   * A new task id: time-ordered, unique across processes: {@code t} + 14 hex digits of epoch
+   * microseconds + {@code -} + 8 random hex digits.
+   *
+   * @return e.g. {@code t0006467c2d6a1f0-3fa85f64}
+   */
+  public String newId() {
+    Instant now = Instant.now(clock);
+    long micros = ChronoUnit.MICROS.between(Instant.EPOCH, now);
+    return String.format(
+        "t%014x-%08x", micros, ThreadLocalRandom.current().nextInt() & 0xffffffffL);
+  }
+
+  /**
+   * The schema of the domain a task belongs to, looked up on the operation's connection.
+   *
+   * @param tx the operation's transaction context
+   * @param id the task id
+   * @return the bare schema name
+   * @throws dev.ledger.InvalidInputException naming {@code id} when it is null or empty
+   * @throws TaskNotFoundException when no task has the id
+   */
+  public String schemaOfTask(Tx tx, String id) {
+    if (id == null || id.isEmpty()) {
+      throw new dev.ledger.InvalidInputException("id", "must not be empty");
+    }
+    return directory
+        .schemaOfTask(tx.directory(), id)
+        .orElseThrow(() -> new TaskNotFoundException(id));
+  }
+
+  /**
+   * The schema of a domain, looked up on the operation's connection.
+   *
+   * @param tx the operation's transaction context
+   * @param domain the domain, validated
+   * @return the bare schema name, or empty when the domain has none
+   */
+  public Optional<String> schemaOf(Tx tx, String domain) {
+    return directory.schemaOf(tx.directory(), domain);
+  }
+
+  /**
+   * The schema a write to a domain goes to, made first when the domain has none. In a transaction
+   * the ledger owns, the domain is provisioned in a transaction of its own before the operation's
+   * (which {@link #write} then runs again from the start; nothing of the first attempt was
+   * committed), so that waiting for another provisioner of the domain holds no pooled connection.
+   *
+   * @param tx the operation's transaction context
+   * @param domain the domain, validated
+   * @return the bare schema name
+   * @throws dev.ledger.SchemaVersionException when the domain has no schema and runtime DDL is off
+   */
+  public String schemaForWrite(Tx tx, String domain) {
+    Optional<String> schema = directory.schemaOf(tx.directory(), domain);
+    if (schema.isPresent()) {
+      return schema.get();
+    }
+    throw new ProvisionFirst(domain);
+  }
+
+  /**
+   * A context on {@code tx}'s transaction, render-mapped to a domain's schema.
+   *
+   * @param tx a context inside a transaction
+   * @param domain the domain
+   * @return the context
+   * @throws TaskNotFoundException when the domain has no schema
+   */
+  public DSLContext onSameTransaction(DSLContext tx, String domain) {
+    String schema =
+        directory
+            .schemaOf(DSL.using(tx.configuration().derive(dsl.directory().settings())), domain)
+            .orElseThrow(() -> new TaskNotFoundException(domain));
+    return DSL.using(tx.configuration().derive(dsl.forSchema(schema).configuration().settings()));
+  }
+
+  /**
+   * Runs an operation, turning jOOQ's database failures into {@link LedgerStorageException}.
+   *
+   * @param operation the operation's name, for messages, e.g. {@code file}
+   * @param body the operation
+   * @param <T> its result
+   * @return the body's result
+   * @throws LedgerStorageException when the database fails
+   * @throws LedgerException when a stored value cannot be read
+   */
+  public <T> T run(String operation, Supplier<T> body) {
+    try {
+      return body.get();
+    } catch (DataAccessException e) {
+      throw new LedgerStorageException(operation, e.sqlState(), e);
+    } catch (org.flywaydb.core.api.FlywayException e) {
+      // provisioning a new domain's schema failed (connection lost, migration refused)
+      throw new LedgerStorageException(operation, null, e);
+    } catch (IllegalArgumentException e) {
+      // a stored value a converter could not read
+      throw new LedgerException(operation + ": " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Runs {@code body} in a transaction the ledger owns, on one pooled connection: committed when
+   * the body returns, rolled back when it throws.
+   *
+   * @param operation the operation's name, for messages
+   * @param body the work, given the transaction context
+   * @param <T> its result
+   * @return the body's result
+   * @throws LedgerStorageException when the connection cannot be had, a statement fails or the
+   *     commit fails
+   */
+  public <T> T write(String operation, Function<Tx, T> body) {
+    return run(
+        operation,
+        () -> {
+          try {
+            return once(operation, body);
+          } catch (ProvisionFirst p) {
+            directory.ensure(p.domain);
+            return once(operation, body);
+          }
+        });
+  }
+
+  private <T> T once(String operation, Function<Tx, T> body) {
+    Connection c = connect(operation);
+    try {
+      boolean autoCommit = autoCommit(operation, c);
+      if (autoCommit) {
+        setAutoCommit(operation, c, false);
+      }
+      T result;
+      try {
+        result = body.apply(new Tx(c, true, dsl));
+      } catch (RuntimeException | Error e) {
+        rollbackQuietly(c, e);
+        throw e;
+      }
+      try {
+        c.commit();
+      } catch (SQLException e) {
+        throw new LedgerStorageException(operation, e.getSQLState(), e);
+      }
+      if (autoCommit) {
+        setAutoCommit(operation, c, true);
+      }
+      return result;
+    } finally {
+      closeQuietly(c);
+    }
+  }
+
+  /**
+   * Runs a read on one pooled connection, in autocommit mode (each statement its own snapshot).
+   *
+   * @param operation the operation's name, for messages
+   * @param body the read, given the connection's context
+   * @param <T> its result
+   * @return the body's result
+   * @throws LedgerStorageException when the connection cannot be had
+   */
+  public <T> T read(String operation, Function<Tx, T> body) {
+    return run(
+        operation,
+        () -> {
+          Connection c = connect(operation);
+          try {
+            return body.apply(new Tx(c, true, dsl));
+          } finally {
+            closeQuietly(c);
+          }
+        });
+  }
+
+  /**
+   * Thrown inside a transaction the ledger owns when the domain written to has no schema yet:
+   * {@link #write} rolls back, provisions the domain in a transaction of its own and runs the
+   * operation again. Never leaves this class.
+   */
+  private static final class ProvisionFirst extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+    private final String domain;
+
+    ProvisionFirst(String domain) {
+      super("domain " + domain + " has no schema yet", null, false, false);
+      this.domain = domain;
+    }
+  }
+
+  private Connection connect(String operation) {
+    try {
+      return dataSource.getConnection();
+    } catch (SQLException e) {
+      throw new LedgerStorageException(operation, e.getSQLState(), e);
+    }
+  }
+
+  private static boolean autoCommit(String operation, Connection c) {
+    try {
+      return c.getAutoCommit();
+    } catch (SQLException e) {
+      throw new LedgerStorageException(operation, e.getSQLState(), e);
+    }
+  }
+
+  private static void setAutoCommit(String operation, Connection c, boolean on) {
+    try {
+      c.setAutoCommit(on);
+    } catch (SQLException e) {
+      throw new LedgerStorageException(operation, e.getSQLState(), e);
+    }
+  }
+
+  private static void rollbackQuietly(Connection c, Throwable failure) {
+    try {
+      c.rollback();
+      c.setAutoCommit(true);
+    } catch (SQLException | RuntimeException e) {
+      failure.addSuppressed(e);
+    }
+  }
+
+  private static void closeQuietly(Connection c) {
+    try {
+      c.close();
+    } catch (SQLException e) {
+      // the pool discards a broken connection; nothing of the operation depends on it
+    }
+  }
+}
