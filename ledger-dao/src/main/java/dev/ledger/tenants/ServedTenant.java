@@ -7,7 +7,6 @@ import dev.ledger.Ledger;
 import dev.ledger.LedgerConfig;
 import dev.ledger.LedgerStorageException;
 import dev.ledger.migrate.Dsn;
-import dev.ledger.migrate.TenantRecord;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -35,14 +34,14 @@ final class ServedTenant {
       Duration idleTimeout,
       ScheduledExecutorService housekeeping) {}
 
-  private final TenantRecord record;
+  private final RegistryEntry record;
   private final Settings settings;
   private volatile HikariDataSource pool;
   private volatile Ledger ledger;
   private volatile Throwable down;
   private volatile boolean closed;
 
-  ServedTenant(TenantRecord record, Settings settings) {
+  ServedTenant(RegistryEntry record, Settings settings) {
     this.record = record;
     this.settings = settings;
   }
@@ -51,7 +50,7 @@ final class ServedTenant {
     return record.tenant();
   }
 
-  TenantRecord record() {
+  RegistryEntry record() {
     return record;
   }
 

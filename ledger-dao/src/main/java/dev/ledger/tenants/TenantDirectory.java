@@ -4,8 +4,7 @@ import dev.ledger.Ledger;
 import dev.ledger.LedgerStorageException;
 import dev.ledger.migrate.Fleet;
 import dev.ledger.migrate.MigrationException;
-import dev.ledger.migrate.TenantRecord;
-import dev.ledger.migrate.TenantRecords;
+import dev.ledger.migrate.TenantRegistry;
 import dev.ledger.migrate.TenantStatus;
 import java.time.Duration;
 import java.time.Instant;
@@ -76,10 +75,10 @@ public final class TenantDirectory implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(TenantDirectory.class);
 
   /** One registry row as last read, and its served state when it is active. */
-  private record Entry(TenantRecord record, ServedTenant served) {}
+  private record Entry(RegistryEntry record, ServedTenant served) {}
 
   private final TenantDirectoryBuilder config;
-  private final TenantRecords registry;
+  private final TenantRegistry registry;
   private final Fleet fleet;
   private final Fleet retryingFleet;
   private final ConnectionBudget budget;
@@ -96,7 +95,7 @@ public final class TenantDirectory implements AutoCloseable {
 
   TenantDirectory(TenantDirectoryBuilder b) {
     this.config = b;
-    this.registry = new TenantRecords(b.control, b.controlSchema);
+    this.registry = new TenantRegistry(b.control, b.controlSchema);
     if (b.reconcile) {
       Fleet.Builder fb =
           Fleet.builder()
@@ -284,7 +283,7 @@ public final class TenantDirectory implements AutoCloseable {
         throw closedError("(refresh)");
       }
       try {
-        List<TenantRecord> records = registry.read();
+        List<RegistryEntry> records = read();
         if (fleet != null) {
           records = reconcile(records);
         }
@@ -298,7 +297,7 @@ public final class TenantDirectory implements AutoCloseable {
     }
   }
 
-  private List<TenantRecord> reconcile(List<TenantRecord> records) {
+  private List<RegistryEntry> reconcile(List<RegistryEntry> records) {
     Instant now = Instant.now();
     boolean provisioning = records.stream().anyMatch(r -> r.status() == TenantStatus.PROVISIONING);
     boolean retryDue =
@@ -312,15 +311,20 @@ public final class TenantDirectory implements AutoCloseable {
     } else {
       return records;
     }
-    return registry.read();
+    return read();
+  }
+
+  /** The registry's rows, DSNs parsed. */
+  private List<RegistryEntry> read() {
+    return registry.rows().stream().map(RegistryEntry::of).toList();
   }
 
   /** Makes the served set match the registry read. */
-  private void apply(List<TenantRecord> records) {
+  private void apply(List<RegistryEntry> records) {
     Map<String, Entry> before = entries;
     Map<String, Entry> after = new HashMap<>();
     List<ServedTenant> retired = new ArrayList<>();
-    for (TenantRecord r : records) {
+    for (RegistryEntry r : records) {
       Entry old = before.get(r.tenant());
       ServedTenant kept = old == null ? null : old.served();
       ServedTenant served = null;
@@ -388,7 +392,7 @@ public final class TenantDirectory implements AutoCloseable {
     if (e.served() != null) {
       return e.served();
     }
-    TenantRecord r = e.record();
+    RegistryEntry r = e.record();
     throw switch (r.status()) {
       case PROVISIONING ->
           new TenantUnavailableException(
@@ -422,7 +426,7 @@ public final class TenantDirectory implements AutoCloseable {
     };
   }
 
-  private static String redact(TenantRecord r) {
+  private static String redact(RegistryEntry r) {
     return r.dsn() == null ? r.reason() : r.dsn().redact(r.reason());
   }
 

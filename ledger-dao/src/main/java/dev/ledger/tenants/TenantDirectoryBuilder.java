@@ -231,7 +231,7 @@ public final class TenantDirectoryBuilder {
     TenantDirectory directory = new TenantDirectory(this);
     try {
       if (bootstrapRegistry) {
-        new dev.ledger.migrate.TenantRecords(control, controlSchema).bootstrap();
+        new dev.ledger.migrate.TenantRegistry(control, controlSchema).bootstrap();
       }
       directory.refresh();
     } catch (RuntimeException e) {
