@@ -3,8 +3,11 @@ package dev.ledger;
 import dev.ledger.claim.ClaimSql;
 import dev.ledger.tx.Engine;
 import dev.ledger.tx.Tx;
+import java.sql.Connection;
 import java.util.function.Function;
 import javax.sql.DataSource;
+import org.jooq.Configuration;
+import org.jooq.DSLContext;
 
 /**
  * The ledger: an event-sourced task queue on PostgreSQL, one schema per domain. Every operation
@@ -17,6 +20,15 @@ import javax.sql.DataSource;
  * {@code dev.ledger.claim}, erasure in {@code dev.ledger.scrub}, replay in {@code
  * dev.ledger.replay}, reads in {@code dev.ledger.read}. The methods are those of {@link
  * LedgerOperations}.
+ *
+ * <p>Transactions: each call runs in a transaction of the ledger's own, committed before it
+ * returns, unless the data source hands out a connection that is already in a transaction
+ * (autocommit off, as Spring's {@code TransactionAwareDataSourceProxy} does inside
+ * {@code @Transactional}): then the call joins that transaction and never commits, rolls back or
+ * closes it. {@link #in(Connection)}, {@link #in(DSLContext)} and {@link #in(Configuration)} run
+ * the same operations in a caller's JDBC or jOOQ transaction ({@link LedgerTransaction}). When the
+ * connection is lost while the ledger commits, the {@link LedgerStorageException} says the outcome
+ * is unknown ({@link LedgerStorageException#outcomeUnknown()}).
  *
  * <pre>{@code
  * Ledger ledger = Ledger.open(dataSource, LedgerConfig.defaults());
@@ -53,15 +65,27 @@ public final class Ledger extends LedgerOperations {
    * @return the ledger
    * @throws SchemaVersionException when the directory is behind (and runtime DDL is off) or ahead,
    *     or holds a reference-stack ledger that the migration job must adopt first
+   * @throws InvalidInputException naming {@code dataSource} when it hands out connections with
+   *     autocommit off outside any transaction (every call would join a transaction nobody commits)
    * @throws LedgerStorageException when the database cannot be used
    */
   public static Ledger open(DataSource dataSource, LedgerConfig config) {
+    if (dataSource == null) {
+      throw new InvalidInputException("dataSource", "must not be null");
+    }
+    if (config == null) {
+      throw new InvalidInputException("config", "must not be null");
+    }
     Ledger ledger = new Ledger(dataSource, config);
     Engine engine = ledger.ops.engine;
+    engine.checkAutoCommitOnOpen();
     engine.run(
         "open",
         () -> {
           engine.directory().checkDirectory();
+          // resolved now, outside any transaction: a first filing in a caller's transaction must
+          // not run Flyway on the caller's connection
+          engine.directory().prepareProvisioning();
           return null;
         });
     return ledger;
@@ -91,6 +115,56 @@ public final class Ledger extends LedgerOperations {
     Validation.domain(domain);
     Engine engine = ops.engine;
     return engine.run("provision", () -> engine.directory().ensure(domain));
+  }
+
+  /**
+   * The ledger's operations inside a caller's JDBC transaction: on {@code connection}, which the
+   * ledger never commits, rolls back or closes. See {@link LedgerTransaction}.
+   *
+   * @param connection the caller's connection, with autocommit off (checked at each call)
+   * @return the view; cheap, one per transaction
+   * @throws InvalidInputException naming {@code connection} when it is null
+   */
+  public LedgerTransaction in(Connection connection) {
+    if (connection == null) {
+      throw new InvalidInputException("connection", "must not be null");
+    }
+    return new LedgerTransaction(ops, connection);
+  }
+
+  /**
+   * The ledger's operations inside a caller's jOOQ transaction: on the connection of {@code
+   * configuration}'s connection provider (acquired and released around each call), e.g. the {@code
+   * Configuration} of {@code dsl.transaction(cfg -> ...)}, or a Spring-managed jOOQ configuration
+   * inside {@code @Transactional}. The ledger keeps its own render mapping and settings; it never
+   * commits, rolls back or closes the connection. See {@link LedgerTransaction}.
+   *
+   * @param configuration the transaction's configuration, not null
+   * @return the view; cheap, one per transaction
+   * @throws InvalidInputException naming {@code configuration} when it is null; at each call,
+   *     naming {@code connection} when its connection is in autocommit mode
+   */
+  public LedgerTransaction in(Configuration configuration) {
+    if (configuration == null) {
+      throw new InvalidInputException("configuration", "must not be null");
+    }
+    return new LedgerTransaction(ops, configuration.connectionProvider());
+  }
+
+  /**
+   * The ledger's operations inside a caller's jOOQ transaction, as {@link #in(Configuration)} with
+   * {@code dsl.configuration()}.
+   *
+   * @param dsl the transaction's context, e.g. {@code cfg.dsl()} inside {@code dsl.transaction(cfg
+   *     -> ...)}; not null
+   * @return the view
+   * @throws InvalidInputException naming {@code dsl} when it is null
+   */
+  public LedgerTransaction in(DSLContext dsl) {
+    if (dsl == null) {
+      throw new InvalidInputException("dsl", "must not be null");
+    }
+    return in(dsl.configuration());
   }
 
   /**

@@ -21,8 +21,8 @@ import java.util.function.Function;
  * The ledger's operations, one method each, every one delegating to its operation class ({@code
  * dev.ledger.append}, {@code claim}, {@code scrub}, {@code replay}, {@code read}) with a
  * transaction context. {@link Ledger} runs them in the ledger's own transactions (or joins the
- * transaction the data source's connection is already in); the transaction views run them in a
- * caller's. Only this package extends it.
+ * transaction the data source's connection is already in); a {@link LedgerTransaction} ({@link
+ * Ledger#in(java.sql.Connection)}) runs them in a caller's. Only this package extends it.
  *
  * <p>Errors: {@link InvalidInputException} (nothing written), {@link TaskNotFoundException}, {@link
  * WrongStateException}, {@link LeaseLostException}, {@link SchemaVersionException}, and {@link
@@ -45,8 +45,8 @@ public abstract class LedgerOperations {
     Ops(Engine engine) {
       this.engine = engine;
       EventLog log = new EventLog(engine);
-      this.filing = new Filing(engine, log);
       this.transitions = new Transitions(engine, log);
+      this.filing = new Filing(engine, log, transitions);
       this.promotions = new PromotionRecording(engine, log);
       this.claims = new Claims(engine, log, transitions);
       this.leases = new Leases(engine, transitions);
@@ -98,6 +98,22 @@ public abstract class LedgerOperations {
    */
   public final String file(TaskSpec spec) {
     return write("file", tx -> ops.filing.file(tx, spec));
+  }
+
+  /**
+   * Files a task and admits it in one transaction: its {@code created} and {@code admitted} events
+   * are both committed or neither is, so no crash leaves a {@code proposed} task that no worker
+   * claims. Filing again from the same origin and upstream event returns the first task's id, and
+   * admits that task if it is still proposed (so a retry after {@link
+   * LedgerStorageException#outcomeUnknown()} is safe).
+   *
+   * @param spec what to file, not null
+   * @return the task's id
+   * @throws InvalidInputException naming the field, as {@link #file}
+   * @throws SchemaVersionException when the domain has no schema and runtime DDL is off
+   */
+  public final String fileAndAdmit(TaskSpec spec) {
+    return write("file and admit", tx -> ops.filing.fileAndAdmit(tx, spec));
   }
 
   /**
@@ -311,7 +327,22 @@ public abstract class LedgerOperations {
    * @throws InvalidInputException naming the field, see {@link Validation#promotion}
    */
   public final boolean recordPromotion(PromotionSpec spec) {
-    return write("record promotion", tx -> ops.promotions.record(tx, spec));
+    return recordPromotion(spec, false);
+  }
+
+  /**
+   * Records a promotion as {@link #recordPromotion(PromotionSpec)} does, with its why marked erased
+   * or not: {@code why_erased} of its {@code promoted} event and of its row, as the reference's
+   * {@code record_promotion(at, spec, why_erased)} takes it (e.g. copying a promotion whose why was
+   * erased elsewhere). The why is stored as given.
+   *
+   * @param spec the promotion
+   * @param whyErased true to record it with its why erased
+   * @return true when recorded, false when it was there already
+   * @throws InvalidInputException naming the field, see {@link Validation#promotion}
+   */
+  public final boolean recordPromotion(PromotionSpec spec, boolean whyErased) {
+    return write("record promotion", tx -> ops.promotions.record(tx, spec, whyErased));
   }
 
   // ---------------------------------------------------------------------------------------------

@@ -3,12 +3,30 @@ package dev.ledger;
 /**
  * The database failed an operation (connection lost, statement refused). Keeps the cause and
  * PostgreSQL's SQLState; the message names the operation, never bind values or the DSN.
+ *
+ * <p>{@link #outcomeUnknown()} tells the one case where the write may have happened after all: the
+ * connection was lost while the ledger committed its own transaction, so the server may have
+ * committed without the answer arriving. Then retry only an idempotent operation (a filing with an
+ * origin and upstream event returns the first task's id; a heartbeat or complete whose lease is
+ * lost meanwhile says so), or read first. Every other storage failure left nothing written.
  */
 public final class LedgerStorageException extends LedgerException {
 
   private static final long serialVersionUID = 1L;
 
   private final String sqlState;
+  private final boolean outcomeUnknown;
+
+  /**
+   * Creates the error of a failure that left nothing written.
+   *
+   * @param operation the ledger operation, e.g. {@code file}
+   * @param sqlState PostgreSQL's SQLState, or null when unknown
+   * @param cause the failure
+   */
+  public LedgerStorageException(String operation, String sqlState, Throwable cause) {
+    this(operation, sqlState, cause, false);
+  }
 
   /**
    * Creates the error.
@@ -16,16 +34,36 @@ public final class LedgerStorageException extends LedgerException {
    * @param operation the ledger operation, e.g. {@code file}
    * @param sqlState PostgreSQL's SQLState, or null when unknown
    * @param cause the failure
+   * @param outcomeUnknown true when the connection was lost during the commit, so the write may
+   *     have been committed
    */
-  public LedgerStorageException(String operation, String sqlState, Throwable cause) {
+  public LedgerStorageException(
+      String operation, String sqlState, Throwable cause, boolean outcomeUnknown) {
     super(
         operation
-            + " failed in the database"
+            + (outcomeUnknown
+                ? ": the connection was lost during the commit, so the outcome is unknown (the"
+                    + " write may have been committed; retry only an idempotent operation, or read"
+                    + " first)"
+                : " failed in the database")
             + (sqlState == null ? "" : " (SQLState " + sqlState + ")")
             + ": "
             + firstLine(cause),
         cause);
     this.sqlState = sqlState;
+    this.outcomeUnknown = outcomeUnknown;
+  }
+
+  /**
+   * Whether the write may have been committed although the operation failed: the connection was
+   * lost while the ledger committed its own transaction. False for every failure before the commit,
+   * for a commit the server refused (it rolled back), and inside a caller's transaction (the ledger
+   * does not commit it).
+   *
+   * @return true when the outcome is unknown
+   */
+  public boolean outcomeUnknown() {
+    return outcomeUnknown;
   }
 
   /**

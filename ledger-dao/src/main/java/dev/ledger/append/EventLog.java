@@ -15,6 +15,7 @@ import dev.ledger.internal.Projection;
 import dev.ledger.internal.RenderedStatement;
 import dev.ledger.internal.RenderedStatement.Slot;
 import dev.ledger.tx.Engine;
+import dev.ledger.tx.Tx;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -57,7 +58,7 @@ public final class EventLog {
      * Decides the event.
      *
      * @param row the task's current row, locked {@code FOR UPDATE}
-     * @return the event to append and project
+     * @return the event to append and project, or null to append nothing
      * @throws dev.ledger.LedgerException (a typed refusal) when the operation may not happen;
      *     nothing is written then
      */
@@ -67,13 +68,14 @@ public final class EventLog {
   /**
    * An operation on one task by id: locks its row, decides the event, appends and projects it.
    *
+   * @param op the operation's transaction context
    * @param tx a context on the operation's transaction, mapped to the task's domain schema
    * @param id the task id
    * @param decide decides the event from the locked row; may throw a typed refusal
    * @return the row after the event
    * @throws TaskNotFoundException when no task has the id
    */
-  public TasksRecord transition(DSLContext tx, String id, EventDecider decide) {
+  public TasksRecord transition(Tx op, DSLContext tx, String id, EventDecider decide) {
     TasksRecord row =
         engine
             .statements()
@@ -90,7 +92,9 @@ public final class EventLog {
       throw new TaskNotFoundException(id);
     }
     Event event = decide.decide(row);
-    applyToRow(tx, row, engine.now(), event);
+    if (event != null) {
+      applyToRow(op, tx, row, engine.now(), event);
+    }
     return row;
   }
 
@@ -98,12 +102,13 @@ public final class EventLog {
    * Appends an event and projects it onto the task's locked row; a completion also marks the task's
    * route completed and unblocks its dependents ({@link ClaimIndex#completed}).
    *
+   * @param op the operation's transaction context
    * @param tx a context on the operation's transaction, mapped to the task's domain schema
    * @param row the task's row, locked; changed in place
    * @param at the event's time
    * @param event the event
    */
-  public void applyToRow(DSLContext tx, TasksRecord row, Instant at, Event event) {
+  public void applyToRow(Tx op, DSLContext tx, TasksRecord row, Instant at, Event event) {
     append(tx, row.getId(), at, event);
     Projection.apply(row, event);
     writeRow(tx, row, false);
@@ -120,7 +125,7 @@ public final class EventLog {
               List.of(ROUTE_COMPLETED, ROUTE_ID))
           .execute(tx, true, row.getId());
       ClaimIndex.completed(
-          tx, engine.statements(), row.getId(), domain -> engine.onSameTransaction(tx, domain));
+          tx, engine.statements(), row.getId(), domain -> engine.forDomain(op, domain));
     }
   }
 

@@ -30,16 +30,19 @@ public final class Filing {
 
   private final Engine engine;
   private final EventLog log;
+  private final Transitions transitions;
 
   /**
    * Creates the operation.
    *
    * @param engine the ledger's shared state
    * @param log the event log writer
+   * @param transitions the transitions by id (to admit a task filed before)
    */
-  public Filing(Engine engine, EventLog log) {
+  public Filing(Engine engine, EventLog log, Transitions transitions) {
     this.engine = engine;
     this.log = log;
+    this.transitions = transitions;
   }
 
   /**
@@ -52,6 +55,35 @@ public final class Filing {
    *     {@code depends_on} when a dependency does not exist
    */
   public String file(Tx tx, TaskSpec spec) {
+    return fileRow(tx, spec).id();
+  }
+
+  /**
+   * Files a task and admits it, in {@code tx}: its {@code created} and {@code admitted} events
+   * commit together (or not at all). When the upstream event was filed already, the first task's id
+   * is returned, and that task is admitted if it is still proposed.
+   *
+   * @param tx the operation's transaction context
+   * @param spec what to file
+   * @return the task's id
+   * @throws InvalidInputException naming the field, as {@link #file}
+   */
+  public String fileAndAdmit(Tx tx, TaskSpec spec) {
+    Filed filed = fileRow(tx, spec);
+    if (filed.row() == null) {
+      transitions.admitIfProposed(tx, filed.id());
+    } else {
+      log.applyToRow(tx, filed.ctx(), filed.row(), engine.now(), new Event.Admitted());
+    }
+    return filed.id();
+  }
+
+  /**
+   * A filing's outcome: the id, and the new row (null when the upstream event was filed before).
+   */
+  private record Filed(String id, TasksRecord row, DSLContext ctx) {}
+
+  private Filed fileRow(Tx tx, TaskSpec spec) {
     Validation.spec(spec);
     // before the domain's schema is made: a refused filing writes nothing at all. Tasks are
     // never deleted, so a dependency seen here still exists at commit.
@@ -60,40 +92,36 @@ public final class Filing {
     DSLContext ctx = tx.forSchema(schema);
     if (spec.upstreamEvent() == null) {
       String id = engine.newId();
-      insert(ctx, id, spec);
-      return id;
+      return new Filed(id, insert(ctx, id, spec), ctx);
     }
     Optional<String> first = findOrigin(ctx, spec.origin(), spec.upstreamEvent());
     if (first.isPresent()) {
-      return first.get();
+      return new Filed(first.get(), null, ctx);
     }
     String id = engine.newId();
     try {
-      tx.savepoint(
-          () -> {
-            insert(ctx, id, spec);
-            return null;
-          });
-      return id;
+      return new Filed(id, tx.savepoint(() -> insert(ctx, id, spec)), ctx);
     } catch (DataAccessException e) {
-      // a concurrent filing of the same upstream event won the unique key tasks_origin
+      // a concurrent filing of the same upstream event won the unique key tasks_origin; the
+      // savepoint keeps the transaction (the ledger's or a caller's) usable
       if ("23505".equals(e.sqlState())) {
         Optional<String> won = findOrigin(ctx, spec.origin(), spec.upstreamEvent());
         if (won.isPresent()) {
-          return won.get();
+          return new Filed(won.get(), null, ctx);
         }
       }
       throw e;
     }
   }
 
-  private void insert(DSLContext ctx, String id, TaskSpec spec) {
+  private TasksRecord insert(DSLContext ctx, String id, TaskSpec spec) {
     Instant now = engine.now();
     log.append(ctx, id, now, new Event.Created(id, spec));
     TasksRecord row = Projection.created(id, now, spec);
     ClaimIndex.filed(ctx, engine.statements(), row);
     log.writeRow(ctx, row, true);
     log.insertRoute(ctx, id, spec.domain());
+    return row;
   }
 
   /**

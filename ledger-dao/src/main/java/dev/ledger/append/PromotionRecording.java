@@ -41,10 +41,12 @@ public final class PromotionRecording {
    *
    * @param tx the operation's transaction context
    * @param spec the promotion
+   * @param whyErased whether the promotion is recorded with its why erased ({@code why_erased} of
+   *     its event and row), as the reference's {@code record_promotion} takes it
    * @return true when recorded, false when it was there already
    * @throws dev.ledger.InvalidInputException naming the field, see {@link Validation#promotion}
    */
-  public boolean record(Tx tx, PromotionSpec spec) {
+  public boolean record(Tx tx, PromotionSpec spec, boolean whyErased) {
     Validation.promotion(spec);
     DSLContext ctx = tx.forSchema(engine.schemaForWrite(tx, spec.domain()));
     Directory.lockDomain(ctx, spec.domain());
@@ -60,8 +62,8 @@ public final class PromotionRecording {
       return false;
     }
     Instant now = engine.now();
-    log.append(ctx, promotionKey(spec.entry()), now, new Event.Promoted(spec, false));
-    ctx.insertInto(PROMOTIONS).set(Projection.promoted(now, spec, false)).execute();
+    log.append(ctx, promotionKey(spec.entry()), now, new Event.Promoted(spec, whyErased));
+    ctx.insertInto(PROMOTIONS).set(Projection.promoted(now, spec, whyErased)).execute();
     return true;
   }
 

@@ -53,6 +53,21 @@ public final class Transitions {
   }
 
   /**
+   * Admits a task if it is still proposed; does nothing in any other state (a retried {@code
+   * fileAndAdmit} whose first attempt committed).
+   *
+   * @param tx the operation's transaction context
+   * @param id the task id
+   * @throws dev.ledger.TaskNotFoundException when no task has the id
+   */
+  public void admitIfProposed(Tx tx, String id) {
+    apply(
+        tx,
+        id,
+        row -> Status.PROPOSED.wire().equals(row.getStatus()) ? new Event.Admitted() : null);
+  }
+
+  /**
    * Invalidates an open task.
    *
    * @param tx the operation's transaction context
@@ -66,8 +81,7 @@ public final class Transitions {
   public void invalidate(Tx tx, String id, String reason, String supersededBy) {
     Validation.required("reason", reason, Validation.MAX_BODY);
     Validation.text("superseded_by", supersededBy, Validation.MAX_NAME);
-    if (supersededBy != null
-        && engine.directory().schemaOfTask(tx.directory(), supersededBy).isEmpty()) {
+    if (supersededBy != null && engine.findSchemaOfTask(tx, supersededBy).isEmpty()) {
       throw new InvalidInputException("superseded_by", "no task with id '" + supersededBy + "'");
     }
     apply(
@@ -139,6 +153,6 @@ public final class Transitions {
    * @throws dev.ledger.TaskNotFoundException when no task has the id
    */
   public TasksRecord apply(Tx tx, String id, EventLog.EventDecider decide) {
-    return log.transition(tx.forSchema(engine.schemaOfTask(tx, id)), id, decide);
+    return log.transition(tx, tx.forSchema(engine.schemaOfTask(tx, id)), id, decide);
   }
 }

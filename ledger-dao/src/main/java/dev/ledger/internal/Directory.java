@@ -69,6 +69,12 @@ public final class Directory {
   /** The domain set for provisioning; null until first needed. */
   private volatile Optional<Provisioning> provisioning;
 
+  /**
+   * Domains this ledger provisioned inside a caller's transaction, by the id of that transaction
+   * ({@code txid_current()}), until a lookup sees it ended: their routes are not cached before.
+   */
+  private final Map<String, Long> pending = new ConcurrentHashMap<>();
+
   /** Domains whose schema is known to exist at the current version, and the bare schema name. */
   private final Map<String, String> known = new ConcurrentHashMap<>();
 
@@ -152,19 +158,26 @@ public final class Directory {
    * @throws SchemaVersionException when the schema is ahead, or behind and runtime DDL is forbidden
    */
   public Optional<String> schemaOf(String domain) {
-    return schemaOf(dsl.directory(), domain);
+    return schemaOf(dsl.directory(), domain, false);
   }
 
   /**
    * The schema of a domain that has one, read on a given context (a transaction's, so the lookup
    * runs on its connection), checked against this code's version.
    *
+   * <p>A route is cached unless a caller's transaction this ledger provisioned the domain in has
+   * not been seen committed ({@link #provisionWithin}): a route read inside that transaction may
+   * still be rolled back.
+   *
    * @param ctx a context for the directory's tables, e.g. {@code Tx.directory()}
    * @param domain the domain
+   * @param callersTransaction true when {@code ctx} is on a caller's transaction: a schema behind
+   *     this code is then refused rather than migrated (Flyway would commit the caller's work)
    * @return its bare schema name, or empty when the domain has none
    * @throws SchemaVersionException when the schema is ahead, or behind and runtime DDL is forbidden
+   *     or the lookup is in a caller's transaction
    */
-  public Optional<String> schemaOf(DSLContext ctx, String domain) {
+  public Optional<String> schemaOf(DSLContext ctx, String domain, boolean callersTransaction) {
     String cached = known.get(domain);
     if (cached != null) {
       return Optional.of(cached);
@@ -178,8 +191,10 @@ public final class Directory {
       return Optional.empty();
     }
     String schema = DomainSchemas.unquote(stored);
-    checkDomainSchema(ctx, schema);
-    known.put(domain, schema);
+    checkDomainSchema(ctx, schema, callersTransaction);
+    if (seenCommitted(ctx, domain)) {
+      known.put(domain, schema);
+    }
     return Optional.of(schema);
   }
 
@@ -190,7 +205,7 @@ public final class Directory {
    * @return the bare schema name, or empty when no task has the id
    */
   public Optional<String> schemaOfTask(String id) {
-    return schemaOfTask(dsl.directory(), id);
+    return schemaOfTask(dsl.directory(), id, false);
   }
 
   /**
@@ -198,9 +213,11 @@ public final class Directory {
    *
    * @param ctx a context for the directory's tables, e.g. {@code Tx.directory()}
    * @param id the task id
+   * @param callersTransaction true when {@code ctx} is on a caller's transaction, see {@link
+   *     #schemaOf(DSLContext, String, boolean)}
    * @return the bare schema name, or empty when no task has the id
    */
-  public Optional<String> schemaOfTask(DSLContext ctx, String id) {
+  public Optional<String> schemaOfTask(DSLContext ctx, String id, boolean callersTransaction) {
     String domain =
         statements
             .get(
@@ -216,7 +233,7 @@ public final class Directory {
             .findFirst()
             .map(r -> r.get(LEDGER_TASKS.DOMAIN))
             .orElse(null);
-    return domain == null ? Optional.empty() : schemaOf(ctx, domain);
+    return domain == null ? Optional.empty() : schemaOf(ctx, domain, callersTransaction);
   }
 
   /**
@@ -341,6 +358,107 @@ public final class Directory {
     recordState(tx, schema, flyway);
   }
 
+  /**
+   * The schema of a domain, made first inside a caller's transaction when the domain has none: the
+   * domain's advisory lock is taken and held until the caller's transaction ends ({@code
+   * pg_advisory_xact_lock(hashtext('ledger_domain:' || domain))}, waiting for another provisioner
+   * of the domain), the route is read again, and the schema is installed, routed and recorded in
+   * that transaction ({@link Provisioning}), so the caller's rollback removes it all. Other
+   * sessions provisioning or locking the same domain (a first filing, a promotion, a scrub) wait
+   * for the caller's commit or rollback.
+   *
+   * @param ctx a context for the directory's tables on the caller's transaction
+   * @param domain the domain, already validated
+   * @return the bare schema name
+   * @throws SchemaVersionException when the domain has no schema and runtime DDL is off, or its
+   *     schema cannot be made in one transaction (the domain set needs Flyway, or a schema of that
+   *     name exists without a route): the message says to provision the domain ahead
+   */
+  public String provisionWithin(DSLContext ctx, String domain) {
+    Optional<String> existing = schemaOf(ctx, domain, true);
+    if (existing.isPresent()) {
+      return existing.get();
+    }
+    String schema = DomainSchemas.schemaName(domain);
+    if (!runtimeDdl) {
+      throw new SchemaVersionException(
+          schema,
+          null,
+          LedgerMigrations.DOMAIN_VERSION,
+          "domain '"
+              + domain
+              + "' has no schema and runtime DDL is off: run `ledger-app migrate --provision "
+              + "<domain>` (or Ledger.provision) with a role that may run DDL, or allow runtime DDL");
+    }
+    lockDomain(ctx, domain);
+    existing = schemaOf(ctx, domain, true);
+    if (existing.isPresent()) {
+      return existing.get();
+    }
+    Optional<Provisioning> p = provisioning;
+    boolean exists =
+        ctx.fetchExists(
+            DSL.selectOne()
+                .from(DSL.table(DSL.name("pg_catalog", "pg_namespace")))
+                .where(DSL.field(DSL.name("nspname"), String.class).eq(schema)));
+    if (p == null || p.isEmpty() || exists) {
+      throw new SchemaVersionException(
+          schema,
+          null,
+          LedgerMigrations.DOMAIN_VERSION,
+          "domain '"
+              + domain
+              + "' has no schema, and it cannot be made inside the caller's transaction ("
+              + (exists
+                  ? "a schema " + schema + " exists without a route"
+                  : "its migrations need Flyway")
+              + "): provision it ahead with Ledger.provision(domain) or `ledger-app migrate"
+              + " --provision <domain>`, or file its first task outside a transaction");
+    }
+    LOG.info("provisioning schema {} for a new domain in the caller's transaction", schema);
+    ctx.connection(
+        c -> {
+          try {
+            p.get().installWithin(c, schema);
+          } catch (SchemaInstaller.InstallException e) {
+            throw new org.jooq.exception.DataAccessException(e.getMessage(), e);
+          }
+        });
+    insertRoute(ctx, domain);
+    writeState(ctx, schema, p.get().latest(), p.get().digest());
+    pending.put(domain, ctx.fetchValue(DSL.field("txid_current()", Long.class)).longValue());
+    return schema;
+  }
+
+  /**
+   * Resolves the domain set for provisioning now (when runtime DDL is allowed), so that a first
+   * filing inside a caller's transaction never runs Flyway on the caller's connection. Call once,
+   * outside any transaction, when the ledger opens.
+   */
+  public void prepareProvisioning() {
+    if (runtimeDdl) {
+      provisioning();
+    }
+  }
+
+  /**
+   * Whether a route read now may be cached: unless this ledger provisioned the domain in a caller's
+   * transaction that is still in progress ({@code txid_status}).
+   */
+  private boolean seenCommitted(DSLContext ctx, String domain) {
+    Long txid = pending.get(domain);
+    if (txid == null) {
+      return true;
+    }
+    String status =
+        ctx.fetchValue(DSL.field("txid_status({0})", String.class, DSL.val(txid.longValue())));
+    if ("in progress".equals(status)) {
+      return false;
+    }
+    pending.remove(domain, txid);
+    return true;
+  }
+
   private static void insertRoute(DSLContext tx, String domain) {
     tx.insertInto(LEDGER_DOMAINS)
         .set(LEDGER_DOMAINS.DOMAIN, domain)
@@ -443,7 +561,7 @@ public final class Directory {
     known.clear();
   }
 
-  private void checkDomainSchema(DSLContext ctx, String schema) {
+  private void checkDomainSchema(DSLContext ctx, String schema, boolean callersTransaction) {
     Optional<MigrationVersion> found = latestVersion(ctx, schema, LedgerMigrations.DOMAIN_HISTORY);
     if (found.isPresent() && found.get().compareTo(DOMAIN_VERSION) > 0) {
       throw ahead(schema, found.get(), DOMAIN_VERSION);
@@ -452,6 +570,20 @@ public final class Directory {
       if (!runtimeDdl || found.isEmpty()) {
         // no history at all: a reference-stack schema, which only the migration job adopts
         throw behind(schema, found.orElse(null), DOMAIN_VERSION);
+      }
+      if (callersTransaction) {
+        throw new SchemaVersionException(
+            schema,
+            found.get().getVersion(),
+            DOMAIN_VERSION.getVersion(),
+            "schema "
+                + schema
+                + " is at version "
+                + found.get()
+                + ", this code needs version "
+                + DOMAIN_VERSION
+                + ", and it cannot be migrated inside the caller's transaction: run `ledger-app"
+                + " migrate`, or make one ledger call on the domain outside a transaction");
       }
       LedgerMigrations.migrateDomain(dataSource, schema);
     }

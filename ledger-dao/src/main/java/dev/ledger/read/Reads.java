@@ -126,8 +126,7 @@ public final class Reads {
    */
   public List<Task> dependents(Tx tx, String id) {
     return engine
-        .directory()
-        .schemaOfTask(tx.directory(), id)
+        .findSchemaOfTask(tx, id)
         .map(
             s ->
                 tx.forSchema(s)
@@ -151,8 +150,7 @@ public final class Reads {
    */
   public List<Task> filedFrom(Tx tx, String parent) {
     return engine
-        .directory()
-        .schemaOfTask(tx.directory(), parent)
+        .findSchemaOfTask(tx, parent)
         .map(
             s ->
                 tx.forSchema(s)

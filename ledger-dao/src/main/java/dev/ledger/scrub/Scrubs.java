@@ -74,7 +74,7 @@ public final class Scrubs {
     Validation.domain(domain);
     Validation.required("origin", origin, Validation.MAX_NAME);
     checkRedaction(redaction);
-    return underDomainLock(tx, domain, 0, ctx -> scrubTasksIn(ctx, origin, redaction));
+    return underDomainLock(tx, domain, 0, ctx -> scrubTasksIn(tx, ctx, origin, redaction));
   }
 
   /**
@@ -100,7 +100,7 @@ public final class Scrubs {
         new ScrubResult(0, 0),
         ctx ->
             new ScrubResult(
-                Scrub.promotions(ctx, domain, entry), scrubTasksIn(ctx, origin, redaction)));
+                Scrub.promotions(ctx, domain, entry), scrubTasksIn(tx, ctx, origin, redaction)));
   }
 
   /**
@@ -117,7 +117,7 @@ public final class Scrubs {
     return body.apply(ctx);
   }
 
-  private int scrubTasksIn(DSLContext ctx, String origin, Redaction redaction) {
+  private int scrubTasksIn(Tx tx, DSLContext ctx, String origin, Redaction redaction) {
     List<TasksRecord> rows =
         ctx.selectFrom(TASKS)
             .where(TASKS.ORIGIN.eq(origin))
@@ -127,7 +127,7 @@ public final class Scrubs {
     Instant now = engine.now();
     for (TasksRecord row : rows) {
       if (!Status.parse(row.getStatus()).terminal()) {
-        log.applyToRow(ctx, row, now, new Event.Invalidated(redaction.reason(), null));
+        log.applyToRow(tx, ctx, row, now, new Event.Invalidated(redaction.reason(), null));
       }
       Scrub.redactTask(ctx, row, redaction);
     }

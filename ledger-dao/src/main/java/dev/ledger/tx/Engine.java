@@ -19,7 +19,6 @@ import java.util.function.Supplier;
 import javax.sql.DataSource;
 import org.jooq.DSLContext;
 import org.jooq.exception.DataAccessException;
-import org.jooq.impl.DSL;
 
 /**
  * What every ledger operation shares: the data source, the render-mapped jOOQ contexts, the cache
@@ -114,7 +113,7 @@ public final class Engine {
       throw new dev.ledger.InvalidInputException("id", "must not be empty");
     }
     return directory
-        .schemaOfTask(tx.directory(), id)
+        .schemaOfTask(tx.directory(), id, !tx.owned())
         .orElseThrow(() -> new TaskNotFoundException(id));
   }
 
@@ -126,7 +125,18 @@ public final class Engine {
    * @return the bare schema name, or empty when the domain has none
    */
   public Optional<String> schemaOf(Tx tx, String domain) {
-    return directory.schemaOf(tx.directory(), domain);
+    return directory.schemaOf(tx.directory(), domain, !tx.owned());
+  }
+
+  /**
+   * The schema of the domain a task belongs to, looked up on the operation's connection.
+   *
+   * @param tx the operation's transaction context
+   * @param id the task id, not empty
+   * @return the bare schema name, or empty when no task has the id
+   */
+  public Optional<String> findSchemaOfTask(Tx tx, String id) {
+    return directory.schemaOfTask(tx.directory(), id, !tx.owned());
   }
 
   /**
@@ -134,14 +144,21 @@ public final class Engine {
    * the ledger owns, the domain is provisioned in a transaction of its own before the operation's
    * (which {@link #write} then runs again from the start; nothing of the first attempt was
    * committed), so that waiting for another provisioner of the domain holds no pooled connection.
+   * In a caller's transaction it is provisioned inside that transaction ({@link
+   * Directory#provisionWithin}: the caller's rollback removes the schema too, and the domain's
+   * advisory lock is held until the caller's transaction ends).
    *
    * @param tx the operation's transaction context
    * @param domain the domain, validated
    * @return the bare schema name
-   * @throws dev.ledger.SchemaVersionException when the domain has no schema and runtime DDL is off
+   * @throws dev.ledger.SchemaVersionException when the domain has no schema and runtime DDL is off,
+   *     or (in a caller's transaction) the schema cannot be made in one transaction
    */
   public String schemaForWrite(Tx tx, String domain) {
-    Optional<String> schema = directory.schemaOf(tx.directory(), domain);
+    if (!tx.owned()) {
+      return directory.provisionWithin(tx.directory(), domain);
+    }
+    Optional<String> schema = directory.schemaOf(tx.directory(), domain, false);
     if (schema.isPresent()) {
       return schema.get();
     }
@@ -149,19 +166,15 @@ public final class Engine {
   }
 
   /**
-   * A context on {@code tx}'s transaction, render-mapped to a domain's schema.
+   * A context on the operation's transaction, render-mapped to a domain's schema.
    *
-   * @param tx a context inside a transaction
+   * @param tx the operation's transaction context
    * @param domain the domain
    * @return the context
    * @throws TaskNotFoundException when the domain has no schema
    */
-  public DSLContext onSameTransaction(DSLContext tx, String domain) {
-    String schema =
-        directory
-            .schemaOf(DSL.using(tx.configuration().derive(dsl.directory().settings())), domain)
-            .orElseThrow(() -> new TaskNotFoundException(domain));
-    return DSL.using(tx.configuration().derive(dsl.forSchema(schema).configuration().settings()));
+  public DSLContext forDomain(Tx tx, String domain) {
+    return tx.forSchema(schemaOf(tx, domain).orElseThrow(() -> new TaskNotFoundException(domain)));
   }
 
   /**
@@ -190,14 +203,20 @@ public final class Engine {
 
   /**
    * Runs {@code body} in a transaction the ledger owns, on one pooled connection: committed when
-   * the body returns, rolled back when it throws.
+   * the body returns, rolled back when it throws. When the data source hands out a connection that
+   * is already in a transaction (autocommit off on acquisition: Spring's {@code
+   * TransactionAwareDataSourceProxy} inside {@code @Transactional}, or any data source that binds a
+   * transaction's connection to the thread), the body joins that transaction instead: the ledger
+   * never commits, rolls back or closes it (the connection handle is released with {@code close()},
+   * which such a data source turns into a release).
    *
    * @param operation the operation's name, for messages
    * @param body the work, given the transaction context
    * @param <T> its result
    * @return the body's result
    * @throws LedgerStorageException when the connection cannot be had, a statement fails or the
-   *     commit fails
+   *     commit fails; {@link LedgerStorageException#outcomeUnknown()} when the connection was lost
+   *     during the commit
    */
   public <T> T write(String operation, Function<Tx, T> body) {
     return run(
@@ -215,10 +234,11 @@ public final class Engine {
   private <T> T once(String operation, Function<Tx, T> body) {
     Connection c = connect(operation);
     try {
-      boolean autoCommit = autoCommit(operation, c);
-      if (autoCommit) {
-        setAutoCommit(operation, c, false);
+      if (!autoCommit(operation, c)) {
+        // the data source's connection is in a caller's transaction: join it
+        return body.apply(new Tx(c, false, dsl));
       }
+      setAutoCommit(operation, c, false);
       T result;
       try {
         result = body.apply(new Tx(c, true, dsl));
@@ -229,11 +249,9 @@ public final class Engine {
       try {
         c.commit();
       } catch (SQLException e) {
-        throw new LedgerStorageException(operation, e.getSQLState(), e);
+        throw new LedgerStorageException(operation, e.getSQLState(), e, lostInCommit(e));
       }
-      if (autoCommit) {
-        setAutoCommit(operation, c, true);
-      }
+      setAutoCommit(operation, c, true);
       return result;
     } finally {
       closeQuietly(c);
@@ -241,7 +259,100 @@ public final class Engine {
   }
 
   /**
-   * Runs a read on one pooled connection, in autocommit mode (each statement its own snapshot).
+   * Runs {@code body} in a caller's transaction on its connection: never commits, rolls back or
+   * closes it. A failure of a statement leaves the caller's transaction aborted (PostgreSQL's
+   * rule), for the caller to roll back; a typed refusal ({@link dev.ledger.InvalidInputException},
+   * {@link dev.ledger.WrongStateException}, ...) is raised before anything is written and leaves it
+   * usable.
+   *
+   * @param connection the caller's connection, autocommit off
+   * @param operation the operation's name, for messages
+   * @param body the work, given the transaction context
+   * @param <T> its result
+   * @return the body's result
+   * @throws dev.ledger.InvalidInputException naming {@code connection} when it is null, closed or
+   *     in autocommit mode (there is no transaction to join)
+   * @throws LedgerStorageException when a statement fails
+   */
+  public <T> T joined(Connection connection, String operation, Function<Tx, T> body) {
+    return run(
+        operation,
+        () -> {
+          checkJoinable(connection);
+          return body.apply(new Tx(connection, false, dsl));
+        });
+  }
+
+  /**
+   * Checks that a caller's connection is in a transaction the ledger can join.
+   *
+   * @param connection the connection
+   * @throws dev.ledger.InvalidInputException naming {@code connection} when it is null, closed or
+   *     in autocommit mode
+   */
+  public static void checkJoinable(Connection connection) {
+    if (connection == null) {
+      throw new dev.ledger.InvalidInputException("connection", "must not be null");
+    }
+    boolean autoCommit;
+    try {
+      if (connection.isClosed()) {
+        throw new dev.ledger.InvalidInputException("connection", "is closed");
+      }
+      autoCommit = connection.getAutoCommit();
+    } catch (SQLException e) {
+      throw new LedgerStorageException("join transaction", e.getSQLState(), e);
+    }
+    if (autoCommit) {
+      throw new dev.ledger.InvalidInputException(
+          "connection",
+          "is in autocommit mode, so there is no transaction to join: call"
+              + " setAutoCommit(false) first, or call the ledger itself for a transaction of its own");
+    }
+  }
+
+  /**
+   * Checks, when the ledger opens (outside any transaction), that the data source hands out
+   * connections in autocommit mode: one handed out with autocommit off outside any transaction (a
+   * pool configured {@code autoCommit=false}) would make every ledger call join a transaction
+   * nobody commits.
+   *
+   * @throws dev.ledger.InvalidInputException naming {@code dataSource} when it does
+   */
+  public void checkAutoCommitOnOpen() {
+    run(
+        "open",
+        () -> {
+          Connection c = connect("open");
+          try {
+            if (!autoCommit("open", c)) {
+              throw new dev.ledger.InvalidInputException(
+                  "dataSource",
+                  "hands out connections with autocommit off outside any transaction (e.g."
+                      + " HikariCP autoCommit=false): the ledger would join transactions nobody"
+                      + " commits. Configure autocommit on (a Spring transaction still turns it"
+                      + " off for its own connection), and open the ledger outside a transaction");
+            }
+            return null;
+          } finally {
+            closeQuietly(c);
+          }
+        });
+  }
+
+  /**
+   * Whether a failed commit may have committed: the connection was lost (SQLState class 08, or
+   * none), or the session was ended by the server (class 57, e.g. {@code pg_terminate_backend}). A
+   * commit the server refused (a deferred constraint, a serialization failure) rolled back.
+   */
+  private static boolean lostInCommit(SQLException e) {
+    String state = e.getSQLState();
+    return state == null || state.startsWith("08") || state.startsWith("57");
+  }
+
+  /**
+   * Runs a read on one pooled connection, in autocommit mode (each statement its own snapshot); on
+   * a connection already in a caller's transaction (see {@link #write}), in that transaction.
    *
    * @param operation the operation's name, for messages
    * @param body the read, given the connection's context

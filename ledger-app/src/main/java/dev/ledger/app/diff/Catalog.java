@@ -1,12 +1,15 @@
 package dev.ledger.app.diff;
 
+import dev.ledger.app.diff.Change.Kind;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.SortedMap;
+import java.util.SortedSet;
 import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
  * The schema objects one migration set leaves behind, as PostgreSQL's catalog describes them after
@@ -24,17 +27,28 @@ import java.util.TreeMap;
  *     the name as SQL writes it; often empty
  * @param tables the ordinary and partitioned tables by name, the Flyway history table excluded
  * @param sequences the sequences by name, except those PostgreSQL makes for identity columns
+ * @param items every other object (types, functions, views, triggers, policies, comments, grants,
+ *     ...) by {@link Item#key()}
  */
 public record Catalog(
     SortedMap<String, String> schemas,
     SortedMap<String, Table> tables,
-    SortedMap<String, Sequence> sequences) {
+    SortedMap<String, Sequence> sequences,
+    SortedMap<String, Item> items) {
+
+  /**
+   * The placeholder that stands for the set's default schema wherever its name would appear in a
+   * definition (a schema named {@code ${flyway:defaultSchema}_audit}, a default holding the name):
+   * Flyway fills it in when the script runs as a migration.
+   */
+  public static final String DEFAULT_SCHEMA_PLACEHOLDER = "${flyway:defaultSchema}";
 
   /** Copies every collection, so a catalog is immutable. */
   public Catalog {
     schemas = Collections.unmodifiableSortedMap(new TreeMap<>(schemas));
     tables = Collections.unmodifiableSortedMap(new TreeMap<>(tables));
     sequences = Collections.unmodifiableSortedMap(new TreeMap<>(sequences));
+    items = Collections.unmodifiableSortedMap(new TreeMap<>(items));
   }
 
   /**
@@ -43,7 +57,71 @@ public record Catalog(
    * @return a catalog with no objects
    */
   public static Catalog empty() {
-    return new Catalog(new TreeMap<>(), new TreeMap<>(), new TreeMap<>());
+    return new Catalog(new TreeMap<>(), new TreeMap<>(), new TreeMap<>(), new TreeMap<>());
+  }
+
+  /**
+   * An object other than a schema, table, column, constraint, index or sequence, with the
+   * statements that make and remove it. Read by {@link ItemReader}, compared by {@link ItemDiffer}.
+   *
+   * @param kind what it is
+   * @param name the normalised name, e.g. {@code active_tasks}, {@code touch(integer)}, {@code
+   *     audit on tasks}, {@code column tasks.title}
+   * @param table the normalised name of the table it belongs to (a trigger's, a policy's), or null
+   * @param definition what is compared: two items with equal definitions are the same object
+   * @param create the statements that make it, each ending with {@code ;}
+   * @param drop the statements that remove it, each ending with {@code ;}
+   * @param early whether tables may use it (created before tables, dropped after them); else it is
+   *     created after the tables and dropped before any table changes
+   * @param replaceable whether {@code create} alone turns any earlier definition into this one
+   *     ({@code CREATE OR REPLACE FUNCTION}, {@code COMMENT ON}, a restated {@code GRANT})
+   * @param labels an enum's labels in order; empty for other kinds
+   * @param requires the keys of the items it depends on ({@code pg_depend})
+   * @param uses the {@code table.column} names (or {@code table} for a whole row) it depends on
+   * @param refusal why the tool cannot migrate it, or null
+   */
+  public record Item(
+      Kind kind,
+      String name,
+      String table,
+      String definition,
+      List<String> create,
+      List<String> drop,
+      boolean early,
+      boolean replaceable,
+      List<String> labels,
+      SortedSet<String> requires,
+      SortedSet<String> uses,
+      String refusal) {
+
+    /** Copies every collection. */
+    public Item {
+      create = List.copyOf(create);
+      drop = List.copyOf(drop);
+      labels = List.copyOf(labels);
+      requires = Collections.unmodifiableSortedSet(new TreeSet<>(requires));
+      uses = Collections.unmodifiableSortedSet(new TreeSet<>(uses));
+    }
+
+    /**
+     * The item's key in {@link Catalog#items()}.
+     *
+     * @return e.g. {@code view active_tasks}
+     */
+    public String key() {
+      return kind.label() + " " + name;
+    }
+
+    /**
+     * Whether two items are the same object: same kind, name and definition (dependencies and
+     * statements follow from those).
+     *
+     * @param other the other item, not null
+     * @return true when they are the same
+     */
+    public boolean sameAs(Item other) {
+      return kind == other.kind && name.equals(other.name) && definition.equals(other.definition);
+    }
   }
 
   /**
@@ -54,16 +132,29 @@ public record Catalog(
    * @param columns the columns in their physical order ({@code attnum}), dropped ones left out
    * @param constraints primary key, unique, foreign key, check and exclusion constraints by name
    * @param indexes the indexes by name, except those that back a constraint
+   * @param partitionKey for a partitioned table, its key as {@code pg_get_partkeydef} prints it,
+   *     e.g. {@code RANGE (at)}; else null
+   * @param parents the normalised names of the tables it inherits from or is a partition of, in
+   *     order; empty for most tables
+   * @param parentsSql those names as SQL writes them
+   * @param partitionBound for a partition, its bound, e.g. {@code FOR VALUES FROM (0) TO (10)};
+   *     else null
    */
   public record Table(
       String name,
       String sqlName,
       List<Column> columns,
       SortedMap<String, Constraint> constraints,
-      SortedMap<String, Index> indexes) {
+      SortedMap<String, Index> indexes,
+      String partitionKey,
+      List<String> parents,
+      List<String> parentsSql,
+      String partitionBound) {
 
     /** Copies every collection. */
     public Table {
+      parents = List.copyOf(parents);
+      parentsSql = List.copyOf(parentsSql);
       columns = List.copyOf(columns);
       constraints = Collections.unmodifiableSortedMap(new TreeMap<>(constraints));
       indexes = Collections.unmodifiableSortedMap(new TreeMap<>(indexes));
@@ -89,6 +180,15 @@ public record Catalog(
       columns.forEach(c -> byName.put(c.name(), c));
       return byName;
     }
+
+    /**
+     * Whether it is a partition of a partitioned table.
+     *
+     * @return true when it has a partition bound
+     */
+    public boolean isPartition() {
+      return partitionBound != null;
+    }
   }
 
   /**
@@ -103,6 +203,12 @@ public record Catalog(
    * @param defaultExpression the default expression, e.g. {@code 0}, or null when there is none
    * @param identity {@code ALWAYS} or {@code BY DEFAULT} for an identity column, else null
    * @param generatedExpression the expression of a stored generated column, else null
+   * @param identityOptions for an identity column, the options of its sequence that differ from the
+   *     defaults, e.g. {@code START WITH 100 INCREMENT BY 10} (empty when none does); else null
+   * @param identitySequence for an identity column, its sequence's options (name and owner left
+   *     empty); else null
+   * @param inherited whether the column only comes from a parent table ({@code NOT attislocal}):
+   *     the parent's {@code ADD} and {@code DROP COLUMN} make and remove it
    */
   public record Column(
       String name,
@@ -112,7 +218,53 @@ public record Catalog(
       boolean notNull,
       String defaultExpression,
       String identity,
-      String generatedExpression) {
+      String generatedExpression,
+      String identityOptions,
+      Sequence identitySequence,
+      boolean inherited) {
+
+    /**
+     * The same column, inherited or not.
+     *
+     * @param fromParent whether it only comes from a parent
+     * @return a copy
+     */
+    Column withInheritance(boolean fromParent) {
+      return new Column(
+          name,
+          sqlName,
+          type,
+          collation,
+          notNull,
+          defaultExpression,
+          identity,
+          generatedExpression,
+          identityOptions,
+          identitySequence,
+          fromParent);
+    }
+
+    /**
+     * The same column with another generation expression and default.
+     *
+     * @param expression the expression, or null
+     * @param defaultValue the default, or null
+     * @return a copy
+     */
+    Column withGeneration(String expression, String defaultValue) {
+      return new Column(
+          name,
+          sqlName,
+          type,
+          collation,
+          notNull,
+          defaultValue,
+          identity,
+          expression,
+          identityOptions,
+          identitySequence,
+          inherited);
+    }
 
     /**
      * The column's definition as SQL writes it after the column name, e.g. {@code text DEFAULT
@@ -130,6 +282,9 @@ public record Catalog(
       }
       if (identity != null) {
         sql.append(" GENERATED ").append(identity).append(" AS IDENTITY");
+        if (identityOptions != null && !identityOptions.isEmpty()) {
+          sql.append(" (").append(identityOptions).append(')');
+        }
       }
       if (generatedExpression != null) {
         sql.append(" GENERATED ALWAYS AS (").append(generatedExpression).append(") STORED");
@@ -176,6 +331,8 @@ public record Catalog(
    *     null
    * @param columns the names of the table's columns it constrains ({@code conkey}), in key order;
    *     empty for a check constraint on an expression only
+   * @param inherited whether it only comes from a parent table (a partition's copy of the parent's
+   *     key, a child's inherited check): the parent's statements make and remove it
    */
   public record Constraint(
       String name,
@@ -183,7 +340,8 @@ public record Catalog(
       ConstraintKind kind,
       String definition,
       String referencedTable,
-      List<String> columns) {
+      List<String> columns,
+      boolean inherited) {
 
     /** Copies the column list. */
     public Constraint {
@@ -218,6 +376,8 @@ public record Catalog(
    *     than its {@code pg_class} row; a plain {@code CREATE INDEX} writes both in one transaction.
    *     (A later {@code ALTER TABLE ... CLUSTER ON} the index reads as concurrent too.) Not part of
    *     the comparison: two indexes with the same definition built either way are the same index.
+   * @param inherited whether it is a partition's index attached to an index of the partitioned
+   *     parent, made and removed with the parent's
    */
   public record Index(
       String name,
@@ -227,7 +387,8 @@ public record Catalog(
       boolean unique,
       List<String> keyColumns,
       boolean partial,
-      boolean builtConcurrently) {
+      boolean builtConcurrently,
+      boolean inherited) {
 
     /** Copies the column list. */
     public Index {
@@ -241,7 +402,7 @@ public record Catalog(
      * @return true when the definitions are equal
      */
     public boolean sameAs(Index other) {
-      return definition.equals(other.definition);
+      return definition.equals(other.definition) && inherited == other.inherited;
     }
   }
 
@@ -306,6 +467,49 @@ public record Catalog(
      */
     public boolean sameOptions(Sequence other) {
       return options().equals(other.options());
+    }
+
+    /**
+     * The options that differ from what {@code GENERATED ... AS IDENTITY} gives a column of the
+     * sequence's type, e.g. {@code START WITH 100 INCREMENT BY 10}.
+     *
+     * @return the options, empty when every one is the default
+     */
+    public String nonDefaultOptions() {
+      long typeMax =
+          switch (dataType) {
+            case "smallint" -> Short.MAX_VALUE;
+            case "integer" -> Integer.MAX_VALUE;
+            default -> Long.MAX_VALUE;
+          };
+      long typeMin =
+          switch (dataType) {
+            case "smallint" -> Short.MIN_VALUE;
+            case "integer" -> Integer.MIN_VALUE;
+            default -> Long.MIN_VALUE;
+          };
+      long defaultMin = increment > 0 ? 1 : typeMin;
+      long defaultMax = increment > 0 ? typeMax : -1;
+      List<String> parts = new java.util.ArrayList<>();
+      if (start != (increment > 0 ? min : max)) {
+        parts.add("START WITH " + start);
+      }
+      if (increment != 1) {
+        parts.add("INCREMENT BY " + increment);
+      }
+      if (min != defaultMin) {
+        parts.add("MINVALUE " + min);
+      }
+      if (max != defaultMax) {
+        parts.add("MAXVALUE " + max);
+      }
+      if (cache != 1) {
+        parts.add("CACHE " + cache);
+      }
+      if (cycle) {
+        parts.add("CYCLE");
+      }
+      return String.join(" ", parts);
     }
   }
 }

@@ -28,7 +28,29 @@ final class CatalogReader {
 
   private static final String TABLES =
       """
-      SELECT n.nspname, c.relname, quote_ident(n.nspname), quote_ident(c.relname)
+      SELECT n.nspname, c.relname, quote_ident(n.nspname), quote_ident(c.relname),
+             CASE WHEN c.relkind = 'p' THEN pg_get_partkeydef(c.oid) END,
+             CASE WHEN c.relispartition THEN pg_get_expr(c.relpartbound, c.oid, true) END,
+             ARRAY(SELECT pn.nspname || '.' || p.relname
+                     FROM pg_inherits i
+                     JOIN pg_class p ON p.oid = i.inhparent
+                     JOIN pg_namespace pn ON pn.oid = p.relnamespace
+                    WHERE i.inhrelid = c.oid ORDER BY i.inhseqno),
+             ARRAY(SELECT quote_ident(pn.nspname) || '.' || quote_ident(p.relname)
+                     FROM pg_inherits i
+                     JOIN pg_class p ON p.oid = i.inhparent
+                     JOIN pg_namespace pn ON pn.oid = p.relnamespace
+                    WHERE i.inhrelid = c.oid ORDER BY i.inhseqno),
+             ARRAY(SELECT pn.nspname FROM pg_inherits i
+                     JOIN pg_class p ON p.oid = i.inhparent
+                     JOIN pg_namespace pn ON pn.oid = p.relnamespace
+                    WHERE i.inhrelid = c.oid ORDER BY i.inhseqno),
+             ARRAY(SELECT p.relname FROM pg_inherits i
+                     JOIN pg_class p ON p.oid = i.inhparent
+                    WHERE i.inhrelid = c.oid ORDER BY i.inhseqno),
+             ARRAY(SELECT quote_ident(p.relname) FROM pg_inherits i
+                     JOIN pg_class p ON p.oid = i.inhparent
+                    WHERE i.inhrelid = c.oid ORDER BY i.inhseqno)
         FROM pg_class c
         JOIN pg_namespace n ON n.oid = c.relnamespace
        WHERE n.nspname = ANY (?) AND c.relkind IN ('r', 'p')
@@ -52,9 +74,11 @@ final class CatalogReader {
              CASE a.attidentity WHEN 'a' THEN 'ALWAYS' WHEN 'd' THEN 'BY DEFAULT' END,
              CASE WHEN a.attgenerated <> '' THEN pg_get_expr(d.adbin, d.adrelid, true) END,
              CASE WHEN a.attcollation <> t.typcollation THEN
-               CASE WHEN cn.nspname = 'pg_catalog' THEN quote_ident(co.collname)
+               CASE WHEN cn.nspname IN ('pg_catalog', ?) THEN quote_ident(co.collname)
                     ELSE quote_ident(cn.nspname) || '.' || quote_ident(co.collname) END
-             END
+             END,
+             a.attislocal, format_type(sq.seqtypid, NULL), sq.seqstart, sq.seqincrement,
+             sq.seqmin, sq.seqmax, sq.seqcache, sq.seqcycle
         FROM pg_attribute a
         JOIN pg_class c ON c.oid = a.attrelid
         JOIN pg_namespace n ON n.oid = c.relnamespace
@@ -62,6 +86,12 @@ final class CatalogReader {
         LEFT JOIN pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
         LEFT JOIN pg_collation co ON co.oid = a.attcollation
         LEFT JOIN pg_namespace cn ON cn.oid = co.collnamespace
+        LEFT JOIN LATERAL (
+             SELECT s.* FROM pg_depend dep JOIN pg_sequence s ON s.seqrelid = dep.objid
+              WHERE dep.classid = 'pg_class'::regclass AND dep.refclassid = 'pg_class'::regclass
+                AND dep.refobjid = a.attrelid AND dep.refobjsubid = a.attnum AND dep.deptype = 'i'
+              LIMIT 1
+        ) sq ON a.attidentity <> ''
        WHERE n.nspname = ANY (?) AND c.relkind IN ('r', 'p')
          AND a.attnum > 0 AND NOT a.attisdropped
        ORDER BY n.nspname, c.relname, a.attnum
@@ -74,7 +104,8 @@ final class CatalogReader {
              ARRAY(SELECT a.attname
                      FROM unnest(con.conkey) WITH ORDINALITY AS k(attnum, ord)
                      JOIN pg_attribute a ON a.attrelid = con.conrelid AND a.attnum = k.attnum
-                    ORDER BY k.ord)
+                    ORDER BY k.ord),
+             NOT con.conislocal OR con.conparentid <> 0
         FROM pg_constraint con
         JOIN pg_class c ON c.oid = con.conrelid
         JOIN pg_namespace n ON n.oid = c.relnamespace
@@ -98,7 +129,8 @@ final class CatalogReader {
                      LEFT JOIN pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = k.attnum
                     WHERE k.ord <= i.indnkeyatts
                     ORDER BY k.ord),
-             i.indpred IS NOT NULL
+             i.indpred IS NOT NULL,
+             EXISTS (SELECT 1 FROM pg_inherits h WHERE h.inhrelid = i.indexrelid)
         FROM pg_index i
         JOIN pg_class ic ON ic.oid = i.indexrelid
         JOIN pg_class t ON t.oid = i.indrelid
@@ -175,9 +207,21 @@ final class CatalogReader {
         true,
         r -> {
           String name = name(r.getString(1), r.getString(2));
-          tables.put(
-              name,
-              new TableBuilder(name, sqlName(r.getString(1), r.getString(3), r.getString(4))));
+          TableBuilder table =
+              new TableBuilder(name, sqlName(r.getString(1), r.getString(3), r.getString(4)));
+          table.partitionKey = norm(r.getString(5));
+          table.partitionBound = norm(r.getString(6));
+          List<String> parentSchemas = names(r.getArray(9));
+          List<String> parentNames = names(r.getArray(10));
+          List<String> parentQuoted = names(r.getArray(11));
+          List<String> parentQuotedFull = names(r.getArray(8));
+          for (int i = 0; i < parentNames.size(); i++) {
+            String schema = parentSchemas.get(i);
+            table.parents.add(name(schema, parentNames.get(i)));
+            table.parentsSql.add(
+                schema.equals(defaultSchema) ? parentQuoted.get(i) : norm(parentQuotedFull.get(i)));
+          }
+          tables.put(name, table);
         });
     query(
         COLUMNS,
@@ -185,16 +229,36 @@ final class CatalogReader {
         r -> {
           TableBuilder table = tables.get(name(r.getString(1), r.getString(2)));
           if (table != null) {
+            Sequence identity = null;
+            if (r.getString(8) != null && r.getString(12) != null) {
+              identity =
+                  new Sequence(
+                      "",
+                      "",
+                      r.getString(12),
+                      r.getLong(13),
+                      r.getLong(14),
+                      r.getLong(15),
+                      r.getLong(16),
+                      r.getLong(17),
+                      r.getBoolean(18),
+                      null,
+                      null,
+                      null);
+            }
             table.columns.add(
                 new Column(
                     r.getString(3),
                     r.getString(4),
-                    r.getString(5),
-                    r.getString(10),
+                    norm(r.getString(5)),
+                    norm(r.getString(10)),
                     r.getBoolean(6),
-                    r.getString(7),
+                    norm(r.getString(7)),
                     r.getString(8),
-                    r.getString(9)));
+                    norm(r.getString(9)),
+                    identity == null ? null : identity.nonDefaultOptions(),
+                    identity,
+                    !r.getBoolean(11)));
           }
         });
     query(
@@ -211,9 +275,10 @@ final class CatalogReader {
                     r.getString(3),
                     r.getString(4),
                     kind(r.getString(5)),
-                    r.getString(6),
+                    norm(r.getString(6)),
                     referenced,
-                    names(r.getArray(9))));
+                    names(r.getArray(9)),
+                    r.getBoolean(10)));
           }
         });
     query(
@@ -222,8 +287,9 @@ final class CatalogReader {
         r -> {
           TableBuilder table = tables.get(name(r.getString(1), r.getString(2)));
           if (table != null) {
-            String definition = r.getString(6);
-            String sqlName = r.getString(1).equals(defaultSchema) ? r.getString(5) : r.getString(4);
+            String definition = norm(r.getString(6));
+            String sqlName =
+                r.getString(1).equals(defaultSchema) ? r.getString(5) : norm(r.getString(4));
             table.indexes.put(
                 r.getString(3),
                 new Index(
@@ -234,7 +300,8 @@ final class CatalogReader {
                     r.getBoolean(8),
                     names(r.getArray(10)),
                     r.getBoolean(11),
-                    r.getBoolean(9)));
+                    r.getBoolean(9),
+                    r.getBoolean(12)));
           }
         });
     Map<String, Sequence> sequences = new TreeMap<>();
@@ -249,7 +316,7 @@ final class CatalogReader {
               new Sequence(
                   name,
                   sqlName(r.getString(1), r.getString(3), r.getString(4)),
-                  r.getString(5),
+                  norm(r.getString(5)),
                   r.getLong(6),
                   r.getLong(7),
                   r.getLong(8),
@@ -259,7 +326,7 @@ final class CatalogReader {
                   owned ? name(r.getString(12), r.getString(13)) : null,
                   owned ? r.getString(14) : null,
                   owned
-                      ? sqlName(r.getString(12), r.getString(15), r.getString(16))
+                      ? norm(sqlName(r.getString(12), r.getString(15), r.getString(16)))
                           + "."
                           + r.getString(17)
                       : null));
@@ -271,22 +338,54 @@ final class CatalogReader {
       s.setString(2, defaultSchema);
       try (ResultSet r = s.executeQuery()) {
         while (r.next()) {
-          otherSchemas.put(r.getString(1), r.getString(2));
+          otherSchemas.put(norm(r.getString(1)), norm(r.getString(2)));
         }
       }
       names.free();
     }
     Map<String, Table> built = new TreeMap<>();
     tables.forEach((name, b) -> built.put(name, b.build()));
-    return new Catalog(new TreeMap<>(otherSchemas), new TreeMap<>(built), new TreeMap<>(sequences));
+    Map<String, Catalog.Item> items = new ItemReader(connection, this, schemas).read();
+    return new Catalog(
+        new TreeMap<>(otherSchemas),
+        new TreeMap<>(built),
+        new TreeMap<>(sequences),
+        new TreeMap<>(items));
   }
 
-  private String name(String schema, String relation) {
-    return schema.equals(defaultSchema) ? relation : schema + "." + relation;
+  /**
+   * A definition with the default schema's name taken out: {@code scratch.x} becomes {@code x}, and
+   * any other occurrence (a schema named after it, a literal holding it) becomes {@link
+   * Catalog#DEFAULT_SCHEMA_PLACEHOLDER}, so that the same set applied to two scratch schemas reads
+   * the same.
+   *
+   * @param text the text, may be null
+   * @return the normalised text, null for null
+   */
+  String norm(String text) {
+    if (text == null) {
+      return null;
+    }
+    String quoted = Sql.quoteIdentifier(defaultSchema);
+    return text.replace(quoted + ".", "")
+        .replace(defaultSchema + ".", "")
+        .replace(quoted, Catalog.DEFAULT_SCHEMA_PLACEHOLDER)
+        .replace(defaultSchema, Catalog.DEFAULT_SCHEMA_PLACEHOLDER);
   }
 
-  private String sqlName(String schema, String quotedSchema, String quotedRelation) {
-    return schema.equals(defaultSchema) ? quotedRelation : quotedSchema + "." + quotedRelation;
+  /** The schema whose objects are named without a schema. */
+  String defaultSchema() {
+    return defaultSchema;
+  }
+
+  String name(String schema, String relation) {
+    return schema.equals(defaultSchema) ? relation : norm(schema) + "." + relation;
+  }
+
+  String sqlName(String schema, String quotedSchema, String quotedRelation) {
+    return schema.equals(defaultSchema)
+        ? quotedRelation
+        : norm(quotedSchema) + "." + quotedRelation;
   }
 
   /**
@@ -301,7 +400,7 @@ final class CatalogReader {
   }
 
   /** The names of a text array; empty when any is null (a key that is an expression). */
-  private static List<String> names(Array array) throws SQLException {
+  static List<String> names(Array array) throws SQLException {
     Object[] values = (Object[]) array.getArray();
     List<String> names = new ArrayList<>();
     for (Object value : values) {
@@ -332,7 +431,12 @@ final class CatalogReader {
   private void query(String sql, boolean excludesHistory, RowHandler handler) throws SQLException {
     try (PreparedStatement s = connection.prepareStatement(sql)) {
       Array names = connection.createArrayOf("text", schemas.toArray());
-      s.setArray(1, names);
+      int first = 1;
+      if (sql == COLUMNS) {
+        s.setString(1, defaultSchema);
+        first = 2;
+      }
+      s.setArray(first, names);
       if (excludesHistory) {
         s.setString(2, defaultSchema);
         s.setString(3, historyTable);
@@ -352,6 +456,10 @@ final class CatalogReader {
     final List<Column> columns = new ArrayList<>();
     final Map<String, Constraint> constraints = new TreeMap<>();
     final Map<String, Index> indexes = new TreeMap<>();
+    final List<String> parents = new ArrayList<>();
+    final List<String> parentsSql = new ArrayList<>();
+    String partitionKey;
+    String partitionBound;
 
     TableBuilder(String name, String sqlName) {
       this.name = name;
@@ -359,7 +467,16 @@ final class CatalogReader {
     }
 
     Table build() {
-      return new Table(name, sqlName, columns, new TreeMap<>(constraints), new TreeMap<>(indexes));
+      return new Table(
+          name,
+          sqlName,
+          columns,
+          new TreeMap<>(constraints),
+          new TreeMap<>(indexes),
+          partitionKey,
+          parents,
+          parentsSql,
+          partitionBound);
     }
   }
 }

@@ -18,6 +18,8 @@ import java.util.Locale;
  * @param hint advice for the reviewer (e.g. a drop and an add that look like a rename), or null
  * @param sql the statements of this change in the order the script runs them; empty when the change
  *     is made by another change's statement (a column of a new table)
+ * @param refusal why the tool cannot make this change (a kind it does not migrate, a conversion it
+ *     cannot write), or null when it can; a refused change fails the diff with its own exit code
  */
 public record Change(
     String table,
@@ -29,7 +31,8 @@ public record Change(
     Risk risk,
     String reason,
     String hint,
-    List<String> sql) {
+    List<String> sql,
+    String refusal) {
 
   /** Copies the statement list. */
   public Change {
@@ -49,15 +52,52 @@ public record Change(
     /** An index that backs no constraint. */
     INDEX,
     /** A sequence. */
-    SEQUENCE;
+    SEQUENCE,
+    /** An extension installed in a schema of the set. */
+    EXTENSION,
+    /** A collation. */
+    COLLATION,
+    /** An enum type. */
+    ENUM,
+    /** A domain. */
+    DOMAIN,
+    /** A composite type. */
+    COMPOSITE_TYPE,
+    /** A function. */
+    FUNCTION,
+    /** A procedure. */
+    PROCEDURE,
+    /** A view. */
+    VIEW,
+    /** A materialized view, with its indexes. */
+    MATERIALIZED_VIEW,
+    /** A trigger. */
+    TRIGGER,
+    /** A row-level security policy. */
+    POLICY,
+    /** Whether a table enables or forces row-level security. */
+    ROW_SECURITY,
+    /** A table's {@code REPLICA IDENTITY} when it is not the default. */
+    REPLICA_IDENTITY,
+    /** Extended statistics ({@code CREATE STATISTICS}). */
+    STATISTICS,
+    /** A comment ({@code COMMENT ON}). */
+    COMMENT,
+    /** The privileges one role holds on one object ({@code GRANT}). */
+    GRANT,
+    /**
+     * An object of a kind the tool does not migrate (a rule, an aggregate, an operator, a range
+     * type, a text search object, a foreign table...): named and refused when it differs.
+     */
+    OTHER;
 
     /**
      * The name used in reports.
      *
-     * @return e.g. {@code column}
+     * @return e.g. {@code column}, {@code materialized view}
      */
     public String label() {
-      return name().toLowerCase(Locale.ROOT);
+      return name().toLowerCase(Locale.ROOT).replace('_', ' ');
     }
   }
 

@@ -22,8 +22,10 @@ import java.util.Set;
  * @param head how the head set was named
  * @param diff the differences
  * @param failOn the rule that decides whether the diff fails
+ * @param verification what checking the SQL on a scratch schema found
  */
-public record DiffReport(String base, String head, CatalogDiff diff, FailOn failOn) {
+public record DiffReport(
+    String base, String head, CatalogDiff diff, FailOn failOn, Verification verification) {
 
   private static final String CLASSES =
       "`safe`: catalog only, or on a new object; `locking`: blocks reads or writes while it runs;"
@@ -48,8 +50,19 @@ public record DiffReport(String base, String head, CatalogDiff diff, FailOn fail
     String summary = diff.summary();
     return "Schema diff: "
         + summary
+        + (diff.isEmpty() ? "" : "; " + verification.sentence())
         + (failed() ? "; fails --fail-on " + failOn.label() : "")
         + ".";
+  }
+
+  /**
+   * Whether the SQL was checked and reaches the head exactly; when not, {@code schema-diff} exits
+   * with its own code whatever {@code --fail-on} says.
+   *
+   * @return true when the SQL can be trusted as printed
+   */
+  public boolean verified() {
+    return verification.exact();
   }
 
   /**
@@ -61,6 +74,17 @@ public record DiffReport(String base, String head, CatalogDiff diff, FailOn fail
   public String markdown() {
     StringBuilder md = new StringBuilder();
     md.append("**").append(verdict()).append("**\n\n");
+    if (!diff.isEmpty() && !verified()) {
+      md.append("> **Do not run this SQL as it is.** ")
+          .append(verification.sentence())
+          .append(".\n");
+      if (verification.failedStatement() != null) {
+        md.append("> Failing statement: ")
+            .append(code(verification.failedStatement()))
+            .append("\n");
+      }
+      md.append('\n');
+    }
     md.append("Base ").append(code(base)).append(" → head ").append(code(head)).append(".\n");
     if (diff.isEmpty()) {
       return md.toString();
@@ -123,6 +147,15 @@ public record DiffReport(String base, String head, CatalogDiff diff, FailOn fail
     root.put("head", head);
     root.put("failOn", failOn.label());
     root.put("failed", failed());
+    ObjectNode check = root.putObject("verification");
+    check.put("status", verification.status().label());
+    check.put("failedStatement", verification.failedStatement());
+    check.put("failedChange", verification.failedChange());
+    check.put("error", verification.error());
+    ArrayNode remaining = check.putArray("remaining");
+    verification.remaining().forEach(remaining::add);
+    ArrayNode refused = check.putArray("refused");
+    verification.refused().forEach(refused::add);
     ObjectNode counts = root.putObject("counts");
     for (Risk risk : Risk.values()) {
       counts.put(risk.label(), diff.count(risk));
@@ -139,6 +172,7 @@ public record DiffReport(String base, String head, CatalogDiff diff, FailOn fail
       node.put("class", c.risk().label());
       node.put("reason", c.reason());
       node.put("hint", c.hint());
+      node.put("refusal", c.refusal());
       ArrayNode sql = node.putArray("sql");
       c.sql().forEach(sql::add);
     }
@@ -153,8 +187,27 @@ public record DiffReport(String base, String head, CatalogDiff diff, FailOn fail
 
   private String script() {
     StringBuilder sql = new StringBuilder();
+    if (diff.script().stream().anyMatch(s -> s.contains(Catalog.DEFAULT_SCHEMA_PLACEHOLDER))) {
+      sql.append("-- ")
+          .append(Catalog.DEFAULT_SCHEMA_PLACEHOLDER)
+          .append(": the schema the migration runs in; Flyway fills it in\n");
+    }
+    for (Change c : diff.changes()) {
+      if (c.refusal() != null) {
+        sql.append("-- REFUSED, not in this script: ")
+            .append(c.kind().label())
+            .append(' ')
+            .append(c.name())
+            .append(": ")
+            .append(c.refusal().replace('\n', ' '))
+            .append('\n');
+      }
+    }
     Set<Change> commented = Collections.newSetFromMap(new IdentityHashMap<>());
     for (CatalogDiff.Statement s : diff.statements()) {
+      if (Sql.outsideTransaction(s.sql())) {
+        sql.append("-- runs outside a transaction block\n");
+      }
       Change c = s.change();
       if (c.risk() != Risk.SAFE && commented.add(c)) {
         sql.append("-- ")

@@ -1,15 +1,21 @@
 package dev.ledger.app.diff;
 
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
  * Compares two Flyway migration sets by the schemas they make: each is applied to a scratch schema
- * of a real PostgreSQL, the two catalogs are read back and compared.
+ * of a real PostgreSQL, the two catalogs are read back and compared, and the SQL that brings the
+ * base to the head is checked before any verdict is printed: the base is applied to a third scratch
+ * schema, the SQL run there, and the result compared with the head ({@link Verification}).
  *
  * <pre>{@code
  * DiffReport report =
  *     SchemaDiff.run(
- *         new SchemaDiff.Request("base/db/migration", "db/migration", Map.of(), null, FailOn.DESTRUCTIVE));
+ *         new SchemaDiff.Request("base/db/migration", "db/migration", Map.of(), Map.of(),
+ *             Map.of(), null, FailOn.DESTRUCTIVE));
  * System.out.print(report.markdown());
  * }</pre>
  */
@@ -23,20 +29,44 @@ public final class SchemaDiff {
    * @param base the base set's path: a directory, a jar, or {@code JAR!/DIR}
    * @param head the head set's path, likewise
    * @param placeholders Flyway placeholders for both sets, besides Flyway's own
+   * @param basePlaceholders placeholders for the base only; they win over {@code placeholders}
+   * @param headPlaceholders placeholders for the head only; they win over {@code placeholders}
    * @param jdbcUrl the server to use, or null for an embedded PostgreSQL in a temporary directory
    * @param failOn which changes fail the diff
    */
   public record Request(
-      String base, String head, Map<String, String> placeholders, String jdbcUrl, FailOn failOn) {
+      String base,
+      String head,
+      Map<String, String> placeholders,
+      Map<String, String> basePlaceholders,
+      Map<String, String> headPlaceholders,
+      String jdbcUrl,
+      FailOn failOn) {
 
     /** Copies the placeholders. */
     public Request {
       placeholders = Map.copyOf(placeholders);
+      basePlaceholders = Map.copyOf(basePlaceholders);
+      headPlaceholders = Map.copyOf(headPlaceholders);
+    }
+
+    /** The base's placeholders: the common ones, then the base's own. */
+    Map<String, String> forBase() {
+      Map<String, String> all = new HashMap<>(placeholders);
+      all.putAll(basePlaceholders);
+      return all;
+    }
+
+    /** The head's placeholders: the common ones, then the head's own. */
+    Map<String, String> forHead() {
+      Map<String, String> all = new HashMap<>(placeholders);
+      all.putAll(headPlaceholders);
+      return all;
     }
   }
 
   /**
-   * Applies both sets and compares them.
+   * Applies both sets, compares them and checks the SQL.
    *
    * @param request what to compare, not null
    * @return the report
@@ -50,13 +80,78 @@ public final class SchemaDiff {
             request.jdbcUrl() == null
                 ? ScratchPostgres.embedded()
                 : ScratchPostgres.at(request.jdbcUrl())) {
-      Catalog before = pg.apply(base, "base", request.placeholders()).catalog();
-      Catalog after = pg.apply(head, "head", request.placeholders()).catalog();
+      Catalog before = pg.apply(base, "base", request.forBase()).catalog();
+      Catalog after = pg.apply(head, "head", request.forHead()).catalog();
+      CatalogDiff diff = CatalogDiff.between(before, after);
+      Verification verification = verify(pg, base, request.forBase(), diff, after);
       return new DiffReport(
-          base.displayName(),
-          head.displayName(),
-          CatalogDiff.between(before, after),
-          request.failOn());
+          base.displayName(), head.displayName(), diff, request.failOn(), verification);
     }
+  }
+
+  /**
+   * Checks a diff's script on a scratch schema: the base, then the script, compared with the head.
+   *
+   * @param pg the server
+   * @param base the base's scripts
+   * @param placeholders the base's placeholders
+   * @param diff the diff
+   * @param head the head's catalog
+   * @return the outcome
+   */
+  static Verification verify(
+      ScratchPostgres pg,
+      MigrationSource base,
+      Map<String, String> placeholders,
+      CatalogDiff diff,
+      Catalog head) {
+    List<String> refused = new ArrayList<>();
+    for (Change c : diff.changes()) {
+      if (c.refusal() != null) {
+        refused.add(describe(c) + " (" + c.refusal() + ")");
+      }
+    }
+    if (diff.isEmpty()) {
+      return new Verification(Verification.Status.EXACT, null, null, null, List.of(), List.of());
+    }
+    List<String> script = diff.script();
+    ScratchPostgres.Checked checked = pg.check(base, placeholders, script);
+    if (checked.applied() == null) {
+      CatalogDiff.Statement failed = diff.statements().get(checked.failedAt());
+      return new Verification(
+          Verification.Status.SQL_FAILED,
+          failed.sql(),
+          describe(failed.change()),
+          checked.error(),
+          List.of(),
+          refused);
+    }
+    CatalogDiff rest = CatalogDiff.between(checked.applied().catalog(), head);
+    List<String> remaining = new ArrayList<>();
+    for (Change c : rest.changes()) {
+      String name = describe(c);
+      if (!remaining.contains(name)) {
+        remaining.add(name);
+      }
+    }
+    if (!refused.isEmpty()) {
+      return new Verification(Verification.Status.REFUSED, null, null, null, remaining, refused);
+    }
+    if (!remaining.isEmpty()) {
+      return new Verification(Verification.Status.DIFFERS, null, null, null, remaining, List.of());
+    }
+    return new Verification(Verification.Status.EXACT, null, null, null, List.of(), List.of());
+  }
+
+  private static String describe(Change c) {
+    return c.kind().label()
+        + " `"
+        + c.name()
+        + "`"
+        + (c.table() == null
+                || c.kind() == Change.Kind.TABLE
+                || c.name().endsWith(" on " + c.table())
+            ? ""
+            : " on `" + c.table() + "`");
   }
 }

@@ -25,8 +25,9 @@ import picocli.CommandLine.Spec;
  *
  * <p>Exit codes, for CI: {@value #NO_FAILURE} no difference or only differences {@code --fail-on}
  * allows; {@value #RULE_TRIPPED} the {@code --fail-on} rule tripped; {@value #ERROR} usage error, a
- * migration that fails, or a database error. Errors are one line on standard error; {@code
- * --verbose} adds the stack trace and Flyway's log.
+ * migration that fails, or a database error; {@value #UNVERIFIED} the SQL is not safe to run as
+ * printed (refused, or failing or inexact when checked on a scratch schema). Errors are one line on
+ * standard error; {@code --verbose} adds the stack trace and Flyway's log.
  */
 @Command(
     name = "schema-diff",
@@ -40,9 +41,11 @@ import picocli.CommandLine.Spec;
     },
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
-      "0:no difference, or only differences --fail-on allows",
-      "1:the --fail-on rule tripped",
-      "2:usage error, failing migration or database error"
+      "0:no difference, or only differences --fail-on allows (the SQL checked)",
+      "1:the --fail-on rule tripped (the SQL checked)",
+      "2:usage error, failing migration or database error",
+      "3:the SQL is not safe to run as printed: a change is refused, or checked on a scratch"
+          + " schema the SQL failed or did not reach the head"
     })
 public final class SchemaDiffCommand implements Callable<Integer> {
 
@@ -54,6 +57,12 @@ public final class SchemaDiffCommand implements Callable<Integer> {
 
   /** Exit code: usage error, failing migration or database error. */
   public static final int ERROR = 2;
+
+  /**
+   * Exit code: the SQL is not safe to run as printed (a change is refused, or the check on a
+   * scratch schema failed or did not reach the head), whatever {@code --fail-on} says.
+   */
+  public static final int UNVERIFIED = 3;
 
   /** The output formats. */
   public enum Format {
@@ -102,6 +111,20 @@ public final class SchemaDiffCommand implements Callable<Integer> {
   private Map<String, String> placeholders = new LinkedHashMap<>();
 
   @Option(
+      names = "--base-placeholder",
+      paramLabel = "KEY=VALUE",
+      description =
+          "A Flyway placeholder for the base only (wins over --placeholder); repeatable. A"
+              + " placeholder whose value differs between the sides is a reviewable change.")
+  private Map<String, String> basePlaceholders = new LinkedHashMap<>();
+
+  @Option(
+      names = "--head-placeholder",
+      paramLabel = "KEY=VALUE",
+      description = "A Flyway placeholder for the head only (wins over --placeholder); repeatable.")
+  private Map<String, String> headPlaceholders = new LinkedHashMap<>();
+
+  @Option(
       names = "--url",
       paramLabel = "JDBC",
       description =
@@ -132,13 +155,13 @@ public final class SchemaDiffCommand implements Callable<Integer> {
       flywayLog.setLevel(verbose ? Level.INFO : Level.OFF);
     }
     try {
-      for (String key : placeholders.keySet()) {
-        if (key.isBlank()) {
-          throw new SchemaDiffException("--placeholder: expected KEY=VALUE with a non-empty KEY");
-        }
-      }
+      checkKeys("--placeholder", placeholders);
+      checkKeys("--base-placeholder", basePlaceholders);
+      checkKeys("--head-placeholder", headPlaceholders);
       DiffReport report =
-          SchemaDiff.run(new SchemaDiff.Request(base, head, placeholders, url, failOn));
+          SchemaDiff.run(
+              new SchemaDiff.Request(
+                  base, head, placeholders, basePlaceholders, headPlaceholders, url, failOn));
       out.print(
           switch (format) {
             case MARKDOWN -> report.markdown();
@@ -146,6 +169,9 @@ public final class SchemaDiffCommand implements Callable<Integer> {
             case JSON -> report.json();
           });
       out.flush();
+      if (!report.verified()) {
+        return UNVERIFIED;
+      }
       return report.failed() ? RULE_TRIPPED : NO_FAILURE;
     } catch (SchemaDiffException e) {
       return error(err, e.getMessage(), e);
@@ -156,6 +182,14 @@ public final class SchemaDiffCommand implements Callable<Integer> {
     } finally {
       if (flywayLog != null) {
         flywayLog.setLevel(level);
+      }
+    }
+  }
+
+  private static void checkKeys(String option, Map<String, String> values) {
+    for (String key : values.keySet()) {
+      if (key.isBlank()) {
+        throw new SchemaDiffException(option + ": expected KEY=VALUE with a non-empty KEY");
       }
     }
   }

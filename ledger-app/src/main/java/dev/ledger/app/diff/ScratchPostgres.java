@@ -151,6 +151,37 @@ public final class ScratchPostgres implements AutoCloseable {
    *     database does
    */
   public AppliedSet apply(MigrationSource source, String role, Map<String, String> placeholders) {
+    return applyThen(source, role, placeholders, List.of()).applied();
+  }
+
+  /**
+   * What checking a diff's script found.
+   *
+   * @param applied what base plus the script left, or null when the script failed
+   * @param failedAt the index in the script of the statement that failed, or -1
+   * @param error the failing statement's error, one line, or null
+   */
+  record Checked(AppliedSet applied, int failedAt, String error) {}
+
+  /**
+   * Checks a script: applies a migration set to a new scratch schema, runs the script there with
+   * the search path on that schema ({@link Catalog#DEFAULT_SCHEMA_PLACEHOLDER} filled in with its
+   * name), reads the catalog and drops the schemas again. Statements that PostgreSQL does not run
+   * in a transaction block ({@link Sql#outsideTransaction(String)}) run on their own; every run of
+   * other statements runs in one transaction.
+   *
+   * @param source the base's scripts, not null
+   * @param placeholders Flyway placeholders for the base
+   * @param script the statements to check, in order
+   * @return what the script left, or where it failed
+   * @throws SchemaDiffException when the base's migrations fail or the database does
+   */
+  Checked check(MigrationSource source, Map<String, String> placeholders, List<String> script) {
+    return applyThen(source, "check", placeholders, script);
+  }
+
+  private Checked applyThen(
+      MigrationSource source, String role, Map<String, String> placeholders, List<String> script) {
     if (!ROLE.matcher(role).matches()) {
       throw new IllegalArgumentException("role: lowercase letters only, got " + role);
     }
@@ -164,12 +195,18 @@ public final class ScratchPostgres implements AutoCloseable {
     SchemaDiffException failure = null;
     try {
       MigrateResult result = flyway(source, schema, placeholders).load().migrate();
-      Set<String> others = schemaNames();
-      others.removeAll(before);
-      others.remove(schema);
       try (Connection c = dataSource.getConnection()) {
+        if (!script.isEmpty()) {
+          Checked failed = run(c, schema, script);
+          if (failed != null) {
+            return failed;
+          }
+        }
+        Set<String> others = schemaNames(c);
+        others.removeAll(before);
+        others.remove(schema);
         Catalog catalog = new CatalogReader(c, schema, List.copyOf(others), HISTORY_TABLE).read();
-        return new AppliedSet(catalog, result.targetSchemaVersion);
+        return new Checked(new AppliedSet(catalog, result.targetSchemaVersion), -1, null);
       }
     } catch (FlywayException e) {
       failure = MigrationErrors.describe(role, source, e, this::redact);
@@ -179,6 +216,37 @@ public final class ScratchPostgres implements AutoCloseable {
       throw failure;
     } finally {
       dropSchemasCreatedSince(before, role, failure);
+    }
+  }
+
+  /** Runs a script; returns where it failed, or null when every statement ran. */
+  private Checked run(Connection c, String schema, List<String> script) throws SQLException {
+    try (Statement path = c.createStatement()) {
+      path.execute("SET search_path = " + Sql.quoteIdentifier(schema));
+    }
+    c.setAutoCommit(false);
+    int at = 0;
+    try (Statement s = c.createStatement()) {
+      for (; at < script.size(); at++) {
+        String sql = script.get(at).replace(Catalog.DEFAULT_SCHEMA_PLACEHOLDER, schema);
+        if (Sql.outsideTransaction(sql)) {
+          c.commit();
+          c.setAutoCommit(true);
+          s.execute(sql);
+          c.setAutoCommit(false);
+        } else {
+          s.execute(sql);
+        }
+      }
+      c.commit();
+      return null;
+    } catch (SQLException e) {
+      if (!c.getAutoCommit()) {
+        c.rollback();
+      }
+      return new Checked(null, at, redact(MigrationErrors.oneLine(e.getMessage())));
+    } finally {
+      c.setAutoCommit(true);
     }
   }
 

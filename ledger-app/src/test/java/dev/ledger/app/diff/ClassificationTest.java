@@ -118,7 +118,8 @@ class ClassificationTest {
     assertThat(result.out())
         .isEqualTo(
             """
-            **Schema diff: 1 change (1 safe).**
+            **Schema diff: 1 change (1 safe); checked: the base plus this SQL gives exactly the\
+             head.**
 
             Base `%s` → head `%s`.
             `safe`: catalog only, or on a new object; `locking`: blocks reads or writes while it\
@@ -307,7 +308,9 @@ class ClassificationTest {
     Cli.Result result = diff("DROP TABLE accounts;", "--fail-on", "destructive");
     assertThat(result.exit()).isEqualTo(SchemaDiffCommand.RULE_TRIPPED).isEqualTo(1);
     assertThat(result.out())
-        .startsWith("**Schema diff: 1 change (1 destructive); fails --fail-on destructive.**\n");
+        .startsWith(
+            "**Schema diff: 1 change (1 destructive); checked: the base plus this SQL gives"
+                + " exactly the head; fails --fail-on destructive.**\n");
   }
 
   @Test

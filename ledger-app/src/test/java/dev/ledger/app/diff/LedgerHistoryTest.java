@@ -91,7 +91,9 @@ class LedgerHistoryTest {
                 + " 'claimed'::text])");
     assertThat(after.get("tasks_by_origin")).isEqualTo("btree (origin) WHERE origin IS NOT NULL");
     assertThat(result.json().get("verdict").asText())
-        .isEqualTo("Schema diff: 25 changes (3 locking, 22 safe).");
+        .isEqualTo(
+            "Schema diff: 25 changes (3 locking, 22 safe); checked: the base plus this SQL gives"
+                + " exactly the head.");
   }
 
   @Test

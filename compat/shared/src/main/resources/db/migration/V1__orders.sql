@@ -1,0 +1,4 @@
+CREATE TABLE orders (
+  id    text PRIMARY KEY,
+  total bigint NOT NULL
+);
