@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.ledger.Ledger;
+import dev.ledger.LedgerConfig;
 import dev.ledger.migrate.Fleet;
 import dev.ledger.testing.PostgresExtension;
 import dev.ledger.testing.TestServer;
@@ -103,6 +104,9 @@ class TenantBudgetTest {
             .refreshInterval(Duration.ZERO)
             .connectionBudget(BUDGET)
             .connectionsPerTenant(3)
+            // the fleet migrated every tenant and the template holds the domain: no runtime DDL,
+            // so a tenant's first ledger does not resolve the migration set (Flyway) on open
+            .ledgerConfig(LedgerConfig.builder().runtimeDdl(false).build())
             // 8 threads each opening a new tenant's first connection, on 2 busy cores: a wait for
             // the budget may be long, and a refused one would fail the cycle
             .connectTimeout(Duration.ofSeconds(15))
