@@ -38,15 +38,15 @@ public enum Status {
   }
 
   /**
-   * Parses the stored form.
+   * Parses the stored form, case-insensitively (as {@link Label#parse(String)}).
    *
-   * @param wire e.g. {@code admitted}, not null
+   * @param wire e.g. {@code admitted} or {@code ADMITTED}, not null
    * @return the status
    * @throws InvalidInputException naming the field {@code status} when unknown
    */
   public static Status parse(String wire) {
     for (Status s : values()) {
-      if (s.wire().equals(wire)) {
+      if (s.wire().equalsIgnoreCase(wire)) {
         return s;
       }
     }

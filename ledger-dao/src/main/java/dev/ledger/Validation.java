@@ -28,7 +28,12 @@ public final class Validation {
   private Validation() {}
 
   /**
-   * Checks a domain name.
+   * Checks a domain name: {@link DomainSchemas#checkDomain(String)}, and not only whitespace.
+   *
+   * <p>Domains are compared as exact strings, as the reference stack compares them: no Unicode
+   * normalisation, so {@code "café"} typed in NFD (e + U+0301) is another domain, with another
+   * schema, than the NFC {@code "café"} (U+00E9). Normalise in the caller when input may arrive in
+   * either form ({@code java.text.Normalizer.normalize(domain, Normalizer.Form.NFC)}).
    *
    * @param domain the value
    * @throws InvalidInputException naming {@code domain}
@@ -39,10 +44,14 @@ public final class Validation {
     } catch (IllegalArgumentException e) {
       throw new InvalidInputException("domain", e.getMessage().replaceFirst("^domain: ", ""));
     }
+    if (domain.isBlank()) {
+      throw new InvalidInputException("domain", "must not be only whitespace");
+    }
   }
 
   /**
-   * Checks a required text: present, non-empty, within {@code max} characters, no U+0000.
+   * Checks a required text: present, non-empty, not only whitespace, within {@code max} characters,
+   * no U+0000.
    *
    * @param field the field name
    * @param value the value
@@ -52,6 +61,9 @@ public final class Validation {
   public static void required(String field, String value, int max) {
     if (value == null || value.isEmpty()) {
       throw new InvalidInputException(field, "must not be empty");
+    }
+    if (value.isBlank()) {
+      throw new InvalidInputException(field, "must not be only whitespace");
     }
     text(field, value, max);
   }

@@ -2,6 +2,7 @@ package dev.ledger.app;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import com.zaxxer.hikari.pool.HikariPool;
 import dev.ledger.Ledger;
 import dev.ledger.LedgerConfig;
 import dev.ledger.migrate.Dsn;
@@ -15,8 +16,8 @@ import picocli.CommandLine.Option;
 /**
  * Which database a command works on (a picocli mixin): {@code --url}, else the {@code LEDGER_URL}
  * environment variable, else an embedded PostgreSQL whose data directory persists in {@code
- * $LEDGER_HOME/postgres} ({@code LEDGER_HOME} defaults to {@code ~/.ledger}), so the commands work
- * on a fresh machine with nothing installed.
+ * $LEDGER_HOME/postgres} ({@code LEDGER_HOME} defaults to {@code $HOME/.ledger}), so the commands
+ * work on a fresh machine with nothing installed.
  *
  * <pre>{@code
  * @Mixin DatabaseOptions database;
@@ -33,9 +34,11 @@ public final class DatabaseOptions {
   @Option(
       names = "--url",
       paramLabel = "JDBC",
-      description =
-          "JDBC URL of the database, e.g. jdbc:postgresql://127.0.0.1:5432/app?user=postgres."
-              + " Default: $LEDGER_URL, else an embedded PostgreSQL in $LEDGER_HOME (~/.ledger).")
+      description = {
+        "JDBC URL of the database, e.g.",
+        "jdbc:postgresql://host:5432/app?user=me",
+        "Default: $LEDGER_URL, else an embedded PostgreSQL in $LEDGER_HOME ($HOME/.ledger)."
+      })
   String url;
 
   @Option(
@@ -49,7 +52,8 @@ public final class DatabaseOptions {
       names = "--ledger-home",
       paramLabel = "DIR",
       description =
-          "Where the embedded PostgreSQL keeps its data (default: $LEDGER_HOME, else ~/.ledger).")
+          "Where the embedded PostgreSQL keeps its data (default: $LEDGER_HOME, else"
+              + " $HOME/.ledger).")
   Path ledgerHome;
 
   /**
@@ -104,7 +108,12 @@ public final class DatabaseOptions {
         throw new IllegalArgumentException("--url: " + e.getMessage(), null);
       }
       return new OpenDatabase(
-          pool(dsn, connections), dsn, dsn.describe(), null, directorySchema, false);
+          pool(dsn, connections, dsn.describe()),
+          dsn,
+          dsn.describe(),
+          null,
+          directorySchema,
+          false);
     }
     Path data = (ledgerHome != null ? ledgerHome : home()).resolve("postgres");
     try {
@@ -112,8 +121,9 @@ public final class DatabaseOptions {
       EmbeddedPostgres pg =
           EmbeddedPostgres.builder().setDataDirectory(data).setCleanDataDirectory(false).start();
       Dsn dsn = Dsn.parse(pg.getJdbcUrl("postgres", "postgres"));
+      String description = "embedded PostgreSQL in " + data;
       return new OpenDatabase(
-          pool(dsn, connections), dsn, "embedded PostgreSQL in " + data, pg, directorySchema, true);
+          pool(dsn, connections, description), dsn, description, pg, directorySchema, true);
     } catch (IOException e) {
       throw new UncheckedIOException(
           "the embedded PostgreSQL in "
@@ -125,25 +135,62 @@ public final class DatabaseOptions {
   }
 
   /**
-   * Where the embedded default keeps its data: {@code $LEDGER_HOME}, else {@code ~/.ledger}.
+   * Where the embedded default keeps its data: {@code $LEDGER_HOME}, else {@code $HOME/.ledger}
+   * (the shell's {@code HOME}, as the documentation says; Java's {@code user.home} only when {@code
+   * HOME} is unset).
    *
    * @return the directory
    */
   public static Path home() {
-    String env = System.getenv("LEDGER_HOME");
-    return env == null || env.isBlank()
-        ? Path.of(System.getProperty("user.home"), ".ledger")
-        : Path.of(env);
+    return home(System.getenv("LEDGER_HOME"), System.getenv("HOME"));
   }
 
-  private static HikariDataSource pool(Dsn dsn, int connections) {
+  /**
+   * {@link #home()} for given environment values.
+   *
+   * @param ledgerHome {@code LEDGER_HOME}, may be null or blank
+   * @param home {@code HOME}, may be null or blank
+   * @return the directory
+   */
+  static Path home(String ledgerHome, String home) {
+    if (ledgerHome != null && !ledgerHome.isBlank()) {
+      return Path.of(ledgerHome);
+    }
+    String base = home != null && !home.isBlank() ? home : System.getProperty("user.home");
+    return Path.of(base, ".ledger");
+  }
+
+  /**
+   * The pool, with its first connection opened at once: a database that cannot be reached (an
+   * unknown host, a refused port, a wrong password) fails here after one attempt, not after the
+   * pool's 30-second wait for a connection.
+   */
+  private static HikariDataSource pool(Dsn dsn, int connections, String description) {
     HikariConfig config = new HikariConfig();
     config.setDataSource(dsn.dataSource());
     config.setMaximumPoolSize(connections);
     config.setMinimumIdle(0);
     config.setPoolName("ledger-app");
-    config.setInitializationFailTimeout(-1);
-    return new HikariDataSource(config);
+    config.setInitializationFailTimeout(1);
+    try {
+      return new HikariDataSource(config);
+    } catch (HikariPool.PoolInitializationException e) {
+      throw new DatabaseUnreachableException(
+          dsn.redact("cannot connect to " + description + ": " + rootMessage(e)), e.getCause());
+    }
+  }
+
+  private static String rootMessage(Throwable e) {
+    String sqlMessage = null;
+    for (Throwable t = e.getCause(); t != null && t != t.getCause(); t = t.getCause()) {
+      if (t instanceof java.net.UnknownHostException) {
+        return "unknown host " + t.getMessage();
+      }
+      if (t instanceof java.sql.SQLException && t.getMessage() != null) {
+        sqlMessage = t.getMessage().lines().findFirst().orElse("");
+      }
+    }
+    return sqlMessage != null ? sqlMessage : String.valueOf(e.getMessage());
   }
 
   /** An open database: the pool, and the embedded server when there is one. */

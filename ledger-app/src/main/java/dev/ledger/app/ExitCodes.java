@@ -76,7 +76,8 @@ public final class ExitCodes {
         || e instanceof dev.ledger.InvalidInputException) {
       return USAGE;
     }
-    if (e instanceof dev.ledger.LedgerStorageException) {
+    if (e instanceof dev.ledger.LedgerStorageException
+        || e instanceof DatabaseUnreachableException) {
       return DATABASE;
     }
     if (e instanceof dev.ledger.LedgerException) {

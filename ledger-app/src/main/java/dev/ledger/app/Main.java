@@ -2,15 +2,25 @@ package dev.ledger.app;
 
 import dev.ledger.app.diff.SchemaDiffCommand;
 import dev.ledger.app.fleet.FleetCommand;
+import dev.ledger.app.migrate.Json;
 import dev.ledger.app.migrate.MigrateCommand;
 import dev.ledger.app.migrate.PlanCommand;
 import dev.ledger.app.migrate.StatusCommand;
 import dev.ledger.app.task.DemoCommand;
 import dev.ledger.app.task.LedgerCommands;
 import dev.ledger.app.task.TaskCommand;
+import java.io.IOException;
+import java.io.InputStream;
 import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.OptionSpec;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.UnmatchedArgumentException;
 
 /**
  * The {@code ledger-app} command line: the root picocli command whose subcommands are the migration
@@ -76,8 +86,156 @@ public final class Main {
     cli.setCaseInsensitiveEnumValuesAllowed(true);
     cli.setExitCodeExceptionMapper(ExitCodes::of);
     cli.setExecutionExceptionHandler(Main::handle);
+    cli.setParameterExceptionHandler(Main::usageError);
     cli.getCommandSpec().exitCodeOnInvalidInput(ExitCodes.USAGE);
     return cli;
+  }
+
+  /**
+   * Prints a usage error as one line: what is wrong, the closest option names when an option is
+   * unknown ({@code did you mean}), and where the help is; with {@code --json} also one error
+   * document on stdout. An unknown option is reported as unknown even when picocli found a required
+   * option missing first ({@code --domian} for {@code --domain}).
+   */
+  private static int usageError(ParameterException e, String[] args) {
+    CommandLine failed = e.getCommandLine();
+    String message = e.getMessage();
+    List<String> suggestions = List.of();
+    if (e instanceof UnmatchedArgumentException unmatched) {
+      suggestions = suggestions(failed, unmatched);
+    } else {
+      List<String> unknown = unknownOptions(failed, args);
+      if (!unknown.isEmpty()) {
+        UnmatchedArgumentException unmatched = new UnmatchedArgumentException(failed, unknown);
+        message = unmatched.getMessage();
+        suggestions = suggestions(failed, unmatched);
+      }
+    }
+    String name = failed.getCommandSpec().qualifiedName();
+    StringBuilder line = new StringBuilder("error: ").append(message.strip());
+    if (!suggestions.isEmpty()) {
+      line.append("; did you mean ").append(String.join(" or ", suggestions)).append('?');
+    }
+    line.append(" (see '").append(name).append(" --help')");
+    String text = line.toString().replaceAll("\\s*\\R\\s*", " ");
+    PrintWriter err = failed.getErr();
+    err.println(text);
+    err.flush();
+    if (wantsJson(failed, args)) {
+      PrintWriter out = failed.getOut();
+      out.println(Json.error(name, ExitCodes.USAGE, text.substring("error: ".length())));
+      out.flush();
+    }
+    return ExitCodes.USAGE;
+  }
+
+  /**
+   * The names closest to the first unmatched argument: options when it looks like one, else
+   * subcommands; within a small edit distance (a transposition counts as one edit, so {@code
+   * --domian} finds {@code --domain} and {@code lsit} finds {@code list}), else picocli's own.
+   */
+  private static List<String> suggestions(CommandLine command, UnmatchedArgumentException e) {
+    if (e.getUnmatched().isEmpty()) {
+      return e.getSuggestions();
+    }
+    String given = e.getUnmatched().get(0);
+    if (given.contains("=")) {
+      given = given.substring(0, given.indexOf('='));
+    }
+    List<String> candidates = new ArrayList<>();
+    if (given.startsWith("-")) {
+      command.getCommandSpec().options().forEach(o -> candidates.addAll(List.of(o.names())));
+    } else {
+      candidates.addAll(command.getSubcommands().keySet());
+    }
+    int best = Integer.MAX_VALUE;
+    List<String> closest = new ArrayList<>();
+    for (String c : candidates) {
+      int d = editDistance(given, c);
+      if (d > Math.max(1, c.length() / 3)) {
+        continue;
+      }
+      if (d < best) {
+        best = d;
+        closest.clear();
+      }
+      if (d == best && !closest.contains(c)) {
+        closest.add(c);
+      }
+    }
+    return closest.isEmpty() ? e.getSuggestions() : closest;
+  }
+
+  /** Optimal string alignment distance: insertions, deletions, substitutions, transpositions. */
+  static int editDistance(String a, String b) {
+    int[][] d = new int[a.length() + 1][b.length() + 1];
+    for (int i = 0; i <= a.length(); i++) {
+      d[i][0] = i;
+    }
+    for (int j = 0; j <= b.length(); j++) {
+      d[0][j] = j;
+    }
+    for (int i = 1; i <= a.length(); i++) {
+      for (int j = 1; j <= b.length(); j++) {
+        int cost = a.charAt(i - 1) == b.charAt(j - 1) ? 0 : 1;
+        d[i][j] = Math.min(Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1), d[i - 1][j - 1] + cost);
+        if (i > 1
+            && j > 1
+            && a.charAt(i - 1) == b.charAt(j - 2)
+            && a.charAt(i - 2) == b.charAt(j - 1)) {
+          d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+        }
+      }
+    }
+    return d[a.length()][b.length()];
+  }
+
+  /**
+   * The arguments that look like options ({@code -x}, {@code --xyz}, {@code --xyz=v}) but are no
+   * option of the command or of its parents, skipping the values of options that take one.
+   */
+  private static List<String> unknownOptions(CommandLine command, String[] args) {
+    List<String> unknown = new ArrayList<>();
+    for (int i = 0; i < args.length; i++) {
+      String arg = args[i];
+      if ("--".equals(arg)) {
+        break;
+      }
+      if (!arg.startsWith("-") || arg.length() < 2 || Character.isDigit(arg.charAt(1))) {
+        continue;
+      }
+      String optionName = arg.contains("=") ? arg.substring(0, arg.indexOf('=')) : arg;
+      OptionSpec option = findOption(command, optionName);
+      if (option == null) {
+        unknown.add(optionName);
+      } else if (option.arity().min() > 0 && !arg.contains("=")) {
+        i += option.arity().min();
+      }
+    }
+    return unknown;
+  }
+
+  private static OptionSpec findOption(CommandLine command, String name) {
+    for (CommandLine c = command; c != null; c = c.getParent()) {
+      OptionSpec o = c.getCommandSpec().findOption(name);
+      if (o != null) {
+        return o;
+      }
+    }
+    return null;
+  }
+
+  private static boolean wantsJson(CommandLine command, String[] args) {
+    CommandSpec spec = command.getCommandSpec();
+    if (spec.findOption("--json") == null) {
+      return false;
+    }
+    for (String arg : args) {
+      if ("--json".equals(arg)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /**
@@ -90,9 +248,26 @@ public final class Main {
     if (verbose) {
       e.printStackTrace(err);
     }
-    err.println("error: " + ExitCodes.message(e));
+    String message = ExitCodes.message(e);
+    err.println("error: " + message);
     err.flush();
-    return ExitCodes.of(e);
+    int exit = ExitCodes.of(e);
+    if (parsed != null && isJson(parsed)) {
+      // a pipeline reading stdout gets one document even when the command failed
+      PrintWriter out = cli.getOut();
+      out.println(Json.error(cli.getCommandSpec().qualifiedName(), exit, message));
+      out.flush();
+    }
+    return exit;
+  }
+
+  private static boolean isJson(CommandLine.ParseResult parsed) {
+    for (CommandLine.ParseResult p = parsed; p != null; p = p.subcommand()) {
+      if (p.matchedOption("--json") != null) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static boolean hasVerbose(CommandLine.ParseResult parsed) {
@@ -104,12 +279,30 @@ public final class Main {
     return false;
   }
 
-  /** The version from the jar's manifest, or {@code dev} when run from classes. */
+  /**
+   * The version of this build: {@code version.properties}, written from the POM by the build.
+   *
+   * @return e.g. {@code 0.1.0-SNAPSHOT}
+   * @throws IllegalStateException when the resource is missing (a broken build)
+   */
+  public static String version() {
+    try (InputStream in = Main.class.getResourceAsStream("version.properties")) {
+      if (in == null) {
+        throw new IllegalStateException("version.properties is not on the class path");
+      }
+      Properties p = new Properties();
+      p.load(in);
+      return p.getProperty("version");
+    } catch (IOException e) {
+      throw new IllegalStateException("version.properties cannot be read", e);
+    }
+  }
+
+  /** The version of this build, for {@code --version}. */
   static final class Version implements CommandLine.IVersionProvider {
     @Override
     public String[] getVersion() {
-      String v = Main.class.getPackage().getImplementationVersion();
-      return new String[] {"ledger-app " + (v == null ? "dev" : v)};
+      return new String[] {"ledger-app " + version()};
     }
   }
 }

@@ -4,7 +4,9 @@ import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import org.slf4j.LoggerFactory;
@@ -34,10 +36,19 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     sortOptions = false,
     description = {
-      "Applies two Flyway migration sets to scratch schemas of a PostgreSQL, compares the catalogs"
-          + " they leave (schemas, tables, columns, keys, constraints, indexes, sequences) and"
-          + " prints the difference, each change classified safe, locking or destructive.",
+      "Compare two Flyway migration sets; each change is safe, locking or destructive.",
+      "Applies both sets to scratch schemas of a PostgreSQL, compares the catalogs they leave"
+          + " (schemas, tables, columns, keys, constraints, indexes, sequences) and prints the"
+          + " difference, each change classified with its reason.",
       ""
+    },
+    footer = {
+      "",
+      "Examples:",
+      "  ledger-app schema-diff --base base/src/main/resources/db/migration \\",
+      "      --head src/main/resources/db/migration",
+      "  ledger-app schema-diff --base app-1.2.jar!/db/migration \\",
+      "      --head src/main/resources/db/migration --json --fail-on any"
     },
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
@@ -103,33 +114,43 @@ public final class SchemaDiffCommand implements Callable<Integer> {
   private FailOn failOn;
 
   @Option(
+      names = "--json",
+      description = "Print one JSON document, as --format json does; errors too.")
+  private boolean json;
+
+  @Option(
       names = "--placeholder",
       paramLabel = "KEY=VALUE",
       description =
-          "A Flyway placeholder for both sets; repeatable. $${flyway:defaultSchema} is filled"
-              + " with the scratch schema.")
-  private Map<String, String> placeholders = new LinkedHashMap<>();
+          "A Flyway placeholder for both sets; repeatable, each KEY once."
+              + " $${flyway:defaultSchema} is filled with the scratch schema.")
+  private List<String> placeholderArgs = new ArrayList<>();
 
   @Option(
       names = "--base-placeholder",
       paramLabel = "KEY=VALUE",
       description =
-          "A Flyway placeholder for the base only (wins over --placeholder); repeatable. A"
+          "A Flyway placeholder for the base only (wins over --placeholder); repeatable, each"
+              + " KEY once. A"
               + " placeholder whose value differs between the sides is a reviewable change.")
-  private Map<String, String> basePlaceholders = new LinkedHashMap<>();
+  private List<String> basePlaceholderArgs = new ArrayList<>();
 
   @Option(
       names = "--head-placeholder",
       paramLabel = "KEY=VALUE",
-      description = "A Flyway placeholder for the head only (wins over --placeholder); repeatable.")
-  private Map<String, String> headPlaceholders = new LinkedHashMap<>();
+      description =
+          "A Flyway placeholder for the head only (wins over --placeholder); repeatable, each"
+              + " KEY once.")
+  private List<String> headPlaceholderArgs = new ArrayList<>();
 
   @Option(
       names = "--url",
       paramLabel = "JDBC",
-      description =
-          "Use this PostgreSQL (jdbc:postgresql://host/db?user=...&password=...) instead of an"
-              + " embedded one; scratch schemas are created there and dropped.")
+      description = {
+        "Use this PostgreSQL instead of an embedded one; scratch schemas are created there"
+            + " and dropped. Such as",
+        "jdbc:postgresql://host/db?user=me"
+      })
   private String url;
 
   @Option(names = "--verbose", description = "Show stack traces and Flyway's log on errors.")
@@ -155,15 +176,17 @@ public final class SchemaDiffCommand implements Callable<Integer> {
       flywayLog.setLevel(verbose ? Level.INFO : Level.OFF);
     }
     try {
-      checkKeys("--placeholder", placeholders);
-      checkKeys("--base-placeholder", basePlaceholders);
-      checkKeys("--head-placeholder", headPlaceholders);
+      Map<String, String> placeholders = placeholders("--placeholder", placeholderArgs);
+      Map<String, String> basePlaceholders =
+          placeholders("--base-placeholder", basePlaceholderArgs);
+      Map<String, String> headPlaceholders =
+          placeholders("--head-placeholder", headPlaceholderArgs);
       DiffReport report =
           SchemaDiff.run(
               new SchemaDiff.Request(
                   base, head, placeholders, basePlaceholders, headPlaceholders, url, failOn));
       out.print(
-          switch (format) {
+          switch (json ? Format.JSON : format) {
             case MARKDOWN -> report.markdown();
             case SQL -> report.sql();
             case JSON -> report.json();
@@ -186,16 +209,42 @@ public final class SchemaDiffCommand implements Callable<Integer> {
     }
   }
 
-  private static void checkKeys(String option, Map<String, String> values) {
-    for (String key : values.keySet()) {
+  /**
+   * The values of a placeholder option as a map, in the order given.
+   *
+   * @param option the option, for messages, e.g. {@code --placeholder}
+   * @param args each {@code KEY=VALUE}
+   * @return the placeholders
+   * @throws SchemaDiffException naming the option for a value without {@code =}, an empty key, or a
+   *     key given twice (which would otherwise silently keep the last value)
+   */
+  static Map<String, String> placeholders(String option, List<String> args) {
+    Map<String, String> map = new LinkedHashMap<>();
+    for (String arg : args) {
+      int eq = arg.indexOf('=');
+      if (eq < 0) {
+        throw new SchemaDiffException(option + ": expected KEY=VALUE, got '" + arg + "'");
+      }
+      String key = arg.substring(0, eq);
       if (key.isBlank()) {
         throw new SchemaDiffException(option + ": expected KEY=VALUE with a non-empty KEY");
       }
+      if (map.putIfAbsent(key, arg.substring(eq + 1)) != null) {
+        throw new SchemaDiffException(
+            option + ": key '" + key + "' given twice; give each key once");
+      }
     }
+    return map;
   }
 
   private int error(PrintWriter err, String message, RuntimeException e) {
-    err.println("schema-diff: " + ScratchPostgres.redact(MigrationErrors.oneLine(message), url));
+    String line = ScratchPostgres.redact(MigrationErrors.oneLine(message), url);
+    if (json || format == Format.JSON) {
+      PrintWriter out = spec.commandLine().getOut();
+      out.println(dev.ledger.app.migrate.Json.error("ledger-app schema-diff", ERROR, line));
+      out.flush();
+    }
+    err.println("schema-diff: " + line);
     if (verbose) {
       // Stack traces hold messages of causes too; print the trace through the same redaction.
       StringWriter trace = new StringWriter();

@@ -37,9 +37,11 @@ public final class FleetRegisterCommand extends RedactingCommand {
       names = "--dsn",
       required = true,
       paramLabel = "DSN",
-      description =
-          "The tenant database's libpq URI (postgresql://user:password@host:port/db) or JDBC URL"
-              + " (credentials allowed; never printed).")
+      description = {
+        "The tenant database's libpq URI or JDBC URL (credentials allowed; never printed),"
+            + " such as",
+        "postgresql://user:password@host:port/db"
+      })
   String dsn;
 
   @Option(names = "--json", description = "Print the result as JSON.")

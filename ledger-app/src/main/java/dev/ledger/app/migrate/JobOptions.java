@@ -18,16 +18,18 @@ public final class JobOptions {
       defaultValue = "10m",
       converter = Durations.class,
       description =
-          "How long to wait for another run's migration lock, e.g. 30s, 5m or PT5M (default:"
+          "How long to wait for another run's migration lock: 30s, 5m, PT5M, ... (default:"
               + " ${DEFAULT-VALUE}).")
   Duration lockTimeout;
 
   @Option(
       names = "--domain-location",
       paramLabel = "LOCATION",
-      description =
-          "An extra Flyway location whose migrations join every domain schema's set, e.g."
-              + " filesystem:/opt/ledger/extra (repeatable).")
+      description = {
+        "An extra Flyway location whose migrations join every domain schema's set"
+            + " (repeatable), such as",
+        "filesystem:/opt/ledger/extra"
+      })
   List<String> domainLocations = new ArrayList<>();
 
   @Option(

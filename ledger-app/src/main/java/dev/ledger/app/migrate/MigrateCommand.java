@@ -16,7 +16,8 @@ import picocli.CommandLine.Option;
       "",
       "Examples:",
       "  ledger-app migrate                      # the embedded default in $LEDGER_HOME",
-      "  ledger-app migrate --url 'jdbc:postgresql://127.0.0.1:5432/demo?user=postgres' --json"
+      "  ledger-app migrate --json \\",
+      "      --url 'jdbc:postgresql://127.0.0.1:5432/demo?user=postgres'"
     },
     mixinStandardHelpOptions = true,
     description = {

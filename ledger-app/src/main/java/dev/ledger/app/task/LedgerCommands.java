@@ -10,6 +10,7 @@ import dev.ledger.PromotionSpec;
 import dev.ledger.Redaction;
 import dev.ledger.ScrubResult;
 import dev.ledger.Status;
+import dev.ledger.app.Converters;
 import dev.ledger.app.ExitCodes;
 import dev.ledger.app.LedgerCommand;
 import dev.ledger.app.Output;
@@ -98,8 +99,12 @@ public final class LedgerCommands {
     @Option(names = "--why", required = true, description = "Why it is promoted.")
     String why;
 
-    @Option(names = "--label", defaultValue = "public", description = "The entry's label.")
-    String label;
+    @Option(
+        names = "--label",
+        defaultValue = "public",
+        converter = Converters.Labels.class,
+        description = "The entry's label: public (default), internal, confidential, restricted.")
+    Label label;
 
     @Option(names = "--digest", required = true, description = "Digest of the version promoted.")
     String digest;
@@ -111,8 +116,7 @@ public final class LedgerCommands {
     protected int run(Ledger ledger, PrintWriter out) {
       boolean recorded =
           ledger.recordPromotion(
-              new PromotionSpec(
-                  domain, entry, tier, by, author, why, Label.parse(label), digest, newDigest));
+              new PromotionSpec(domain, entry, tier, by, author, why, label, digest, newDigest));
       if (json) {
         Output.json(out, Output.object().put("entry", entry).put("recorded", recorded));
       } else {
@@ -167,13 +171,15 @@ public final class LedgerCommands {
       name = "scrub",
       mixinStandardHelpOptions = true,
       description = {
-        "Erase an entry: the why of its promotions, and the title, body, reason and",
-        "handoffs of every task filed from an origin (open ones are invalidated)."
+        "Erase an entry's texts from its promotions and from the tasks filed from it.",
+        "The why of the entry's promotions, and the title, body, reason and handoffs of",
+        "every task filed from the origin, are overwritten (open tasks are invalidated)."
       },
       footer = {
         "",
         "Example:",
-        "  ledger-app scrub --domain docs --entry runbook/oncall --origin entry:runbook/oncall"
+        "  ledger-app scrub --domain docs --entry runbook/oncall \\",
+        "      --origin entry:runbook/oncall"
       })
   public static final class Scrub extends LedgerCommand {
     @Option(names = "--domain", required = true, description = "The domain.")

@@ -8,12 +8,14 @@ import dev.ledger.LoggedEvent;
 import dev.ledger.Status;
 import dev.ledger.Task;
 import dev.ledger.TaskSpec;
+import dev.ledger.app.Converters;
 import dev.ledger.app.Durations;
 import dev.ledger.app.ExitCodes;
 import dev.ledger.app.LedgerCommand;
 import dev.ledger.app.Output;
 import java.io.PrintWriter;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -57,8 +59,9 @@ public final class TaskCommands {
     @Option(
         names = "--label",
         defaultValue = "public",
-        description = "public, internal, confidential or restricted (default: ${DEFAULT-VALUE}).")
-    String label;
+        converter = Converters.Labels.class,
+        description = "public, internal, confidential or restricted (default: public).")
+    Label label;
 
     @Option(names = "--depends-on", paramLabel = "ID", description = "A dependency (repeatable).")
     List<String> dependsOn = new ArrayList<>();
@@ -82,7 +85,7 @@ public final class TaskCommands {
                   .body(body)
                   .priority(priority)
                   .requirements(requires)
-                  .classification(Label.parse(label))
+                  .classification(label)
                   .dependsOn(dependsOn)
                   .origin(origin, upstreamEvent)
                   .createdBy(createdBy)
@@ -147,17 +150,21 @@ public final class TaskCommands {
     @Option(
         names = "--handling",
         defaultValue = "public",
-        description = "Highest label handled (default: ${DEFAULT-VALUE}).")
-    String handling;
+        converter = Converters.Labels.class,
+        description = "Highest label handled (default: public).")
+    Label handling;
 
     @Override
     protected int run(Ledger ledger, PrintWriter out) {
-      Optional<Lease> claimed = ledger.claimNext(domain, holder, lease, can, Label.parse(handling));
+      Optional<Lease> claimed = ledger.claimNext(domain, holder, lease, can, handling);
       if (claimed.isEmpty()) {
+        NothingToClaim why = NothingToClaim.explain(ledger, domain, can, handling, Instant.now());
         if (json) {
-          Output.json(out, Output.object().putNull("id").putNull("lease"));
+          ObjectNode doc = Output.object().putNull("id").putNull("lease");
+          why.into(doc, handling);
+          Output.json(out, doc);
         } else {
-          out.println("nothing to claim in " + domain);
+          out.println(why.line(handling));
         }
         return ExitCodes.NOTHING;
       }
@@ -408,40 +415,61 @@ public final class TaskCommands {
   @Command(
       name = "list",
       mixinStandardHelpOptions = true,
-      description = "List a domain's tasks in a status, in claim order.",
-      footer = {"", "Example:", "  ledger-app task list --domain payments --status admitted"})
+      description = {
+        "List a domain's tasks, in every status unless --status names one.",
+        "By status (proposed, admitted, claimed, completed, invalidated), each in claim",
+        "order (priority descending, then oldest first)."
+      },
+      footer = {
+        "",
+        "Example:",
+        "  ledger-app task list --domain payments",
+        "  ledger-app task list --domain payments --status admitted"
+      })
   public static final class ListTasks extends LedgerCommand {
     @Option(names = "--domain", required = true, description = "The domain.")
     String domain;
 
     @Option(
         names = "--status",
-        defaultValue = "admitted",
+        paramLabel = "STATUS",
+        converter = Converters.Statuses.class,
         description =
-            "proposed, admitted, claimed, completed or invalidated (default: ${DEFAULT-VALUE}).")
-    String status;
+            "Only this status: proposed, admitted, claimed, completed or invalidated"
+                + " (default: every status).")
+    Status status;
 
     @Override
     protected int run(Ledger ledger, PrintWriter out) {
-      List<Task> tasks = ledger.list(domain, Status.parse(status));
+      List<Task> tasks = new ArrayList<>();
+      for (Status s : status == null ? List.of(Status.values()) : List.of(status)) {
+        tasks.addAll(ledger.list(domain, s));
+      }
+      String which = status == null ? "all" : status.wire();
       if (json) {
         var a = Output.array();
         tasks.forEach(t -> a.add(Output.task(t)));
         Output.json(
-            out, Output.object().put("domain", domain).put("status", status).set("tasks", a));
+            out, Output.object().put("domain", domain).put("status", which).set("tasks", a));
         return ExitCodes.OK;
       }
-      out.println(String.format("%-26s %5s %-12s %s", "ID", "PRIO", "LABEL", "TITLE"));
+      out.println(
+          String.format("%-26s %-11s %5s %-12s %s", "ID", "STATUS", "PRIO", "LABEL", "TITLE"));
       for (Task t : tasks) {
         out.println(
             String.format(
-                "%-26s %5d %-12s %s",
+                "%-26s %-11s %5d %-12s %s",
                 t.id(),
+                t.status().wire(),
                 t.spec().priority(),
                 t.spec().classification().wire(),
-                Output.fit(t.spec().title(), Output.WIDTH - 46)));
+                Output.fit(t.spec().title(), Output.WIDTH - 58)));
       }
-      out.println(tasks.size() + " " + status + " task(s) in " + Output.fit(domain, 40));
+      out.println(
+          tasks.size()
+              + (status == null ? "" : " " + which)
+              + " task(s) in "
+              + Output.fit(domain, 40));
       return ExitCodes.OK;
     }
   }

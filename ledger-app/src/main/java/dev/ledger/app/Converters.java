@@ -1,0 +1,46 @@
+package dev.ledger.app;
+
+import dev.ledger.InvalidInputException;
+import dev.ledger.Label;
+import dev.ledger.Status;
+import picocli.CommandLine.ITypeConverter;
+import picocli.CommandLine.TypeConversionException;
+
+/**
+ * Option converters for the ledger's names, so a bad value is a usage error naming the option
+ * before any database is opened. Both ignore case.
+ */
+public final class Converters {
+
+  private Converters() {}
+
+  /** {@code --label}, {@code --handling}: {@code public}, {@code internal}, ... */
+  public static final class Labels implements ITypeConverter<Label> {
+    @Override
+    public Label convert(String value) {
+      try {
+        return Label.parse(value);
+      } catch (InvalidInputException e) {
+        throw new TypeConversionException(rule(e));
+      }
+    }
+  }
+
+  /** {@code --status}: {@code proposed}, {@code admitted}, ... */
+  public static final class Statuses implements ITypeConverter<Status> {
+    @Override
+    public Status convert(String value) {
+      try {
+        return Status.parse(value);
+      } catch (InvalidInputException e) {
+        throw new TypeConversionException(rule(e));
+      }
+    }
+  }
+
+  private static String rule(InvalidInputException e) {
+    String prefix = e.field() + ": ";
+    String m = e.getMessage();
+    return m.startsWith(prefix) ? m.substring(prefix.length()) : m;
+  }
+}

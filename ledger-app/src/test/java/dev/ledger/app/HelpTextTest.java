@@ -1,0 +1,109 @@
+package dev.ledger.app;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.regex.Pattern;
+import org.assertj.core.api.SoftAssertions;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.OptionSpec;
+
+/**
+ * Every command's help, as a newcomer reads it on an 80-column terminal: an example, a first
+ * description line that is a whole sentence (the command list shows only that line), no line over
+ * 80 characters, and no word of a description or example (a URL, a path, {@code e.g.}) broken
+ * across two lines.
+ */
+class HelpTextTest {
+
+  static List<CommandLine> allCommands() {
+    List<CommandLine> all = new ArrayList<>();
+    collect(Main.commandLine(), all);
+    return all;
+  }
+
+  private static void collect(CommandLine c, List<CommandLine> all) {
+    all.add(c);
+    c.getSubcommands().values().stream()
+        .filter(s -> !s.getCommandName().equals("help"))
+        .distinct()
+        .forEach(s -> collect(s, all));
+  }
+
+  @Test
+  void every_command_with_no_subcommands_has_help_with_an_example() {
+    SoftAssertions soft = new SoftAssertions();
+    for (CommandLine c : allCommands()) {
+      if (!c.getSubcommands().isEmpty()) {
+        continue;
+      }
+      soft.assertThat(c.getUsageMessage())
+          .as(c.getCommandSpec().qualifiedName())
+          .containsPattern("Examples?:");
+    }
+    soft.assertAll();
+  }
+
+  @Test
+  void the_first_description_line_of_every_command_is_a_whole_sentence() {
+    SoftAssertions soft = new SoftAssertions();
+    for (CommandLine c : allCommands()) {
+      String[] description = c.getCommandSpec().usageMessage().description();
+      soft.assertThat(description).as(c.getCommandSpec().qualifiedName()).isNotEmpty();
+      if (description.length > 0) {
+        soft.assertThat(description[0].strip())
+            .as(c.getCommandSpec().qualifiedName())
+            .endsWith(".");
+      }
+    }
+    soft.assertAll();
+  }
+
+  @Test
+  void no_help_line_is_longer_than_80_and_no_word_is_broken_across_lines() {
+    SoftAssertions soft = new SoftAssertions();
+    for (CommandLine c : allCommands()) {
+      CommandSpec spec = c.getCommandSpec();
+      String name = spec.qualifiedName();
+      String help = c.getUsageMessage();
+      help.lines()
+          .forEach(l -> soft.assertThat(l.length()).as(name + ": " + l).isLessThanOrEqualTo(80));
+      List<String> texts = new ArrayList<>();
+      for (OptionSpec o : spec.options()) {
+        texts.addAll(List.of(o.description()));
+      }
+      texts.addAll(List.of(spec.usageMessage().description()));
+      texts.addAll(List.of(spec.usageMessage().footer()));
+      for (String text : texts) {
+        for (String word : text.strip().split("\\s+")) {
+          for (int k = 1; k < word.length(); k++) {
+            // the word's two halves at the end of one line and the start of the next
+            Pattern broken =
+                Pattern.compile(
+                    "(?<=\\s|^)"
+                        + Pattern.quote(word.substring(0, k))
+                        + "\\R\\s*"
+                        + Pattern.quote(word.substring(k))
+                        + "(?=\\s|$)",
+                    Pattern.MULTILINE);
+            soft.assertThat(broken.matcher(help).find())
+                .as(name + ": the word " + word + " is broken after " + word.substring(0, k))
+                .isFalse();
+          }
+        }
+      }
+    }
+    soft.assertAll();
+  }
+
+  @Test
+  void version_is_the_build_version() {
+    Cli.Result r = Cli.run("--version");
+    assertThat(r.exit()).isZero();
+    assertThat(r.out().strip()).isEqualTo("ledger-app " + System.getProperty("project.version"));
+    assertThat(r.out()).doesNotContain("dev");
+  }
+}

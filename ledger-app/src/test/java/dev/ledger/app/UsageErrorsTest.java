@@ -1,0 +1,170 @@
+package dev.ledger.app;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Usage errors as a newcomer meets them: one line on stderr (what is wrong, the closest names,
+ * where the help is), exit 2, a JSON error document on stdout with {@code --json}, and bad values
+ * caught before any database is opened. No test here reaches a database: the URLs name a host that
+ * cannot exist ({@code .invalid}, RFC 2606), so a command that tried to connect would fail with
+ * exit 4.
+ */
+class UsageErrorsTest {
+
+  static final String NOWHERE = "jdbc:postgresql://nosuch.invalid:5432/x?user=u&password=pw-9c1d";
+
+  @Test
+  void a_misspelt_flag_is_reported_as_unknown_with_the_closest_name_not_as_a_missing_option() {
+    Cli.Result r = Cli.run("task", "file", "--domian", "x", "--title", "t");
+    assertThat(r.exit()).isEqualTo(ExitCodes.USAGE);
+    assertThat(r.out()).isEmpty();
+    assertThat(r.err())
+        .isEqualTo(
+            "error: Unknown option: '--domian'; did you mean --domain?"
+                + " (see 'ledger-app task file --help')\n");
+  }
+
+  @Test
+  void a_misspelt_flag_with_its_value_after_an_equals_sign_is_found_too() {
+    Cli.Result r = Cli.run("migrate", "--paralelism=3", "--url", NOWHERE);
+    assertThat(r.exit()).isEqualTo(ExitCodes.USAGE);
+    assertThat(r.err())
+        .isEqualTo(
+            "error: Unknown option: '--paralelism=3'; did you mean --parallelism?"
+                + " (see 'ledger-app migrate --help')\n");
+  }
+
+  @Test
+  void a_misspelt_subcommand_gets_the_closest_subcommand() {
+    Cli.Result r = Cli.run("task", "lsit");
+    assertThat(r.exit()).isEqualTo(ExitCodes.USAGE);
+    assertThat(r.err())
+        .isEqualTo(
+            "error: Unmatched argument at index 1: 'lsit'; did you mean list?"
+                + " (see 'ledger-app task --help')\n");
+  }
+
+  @Test
+  void a_missing_option_is_one_line_without_the_whole_help() {
+    Cli.Result r = Cli.run("task", "claim", "--domain", "x");
+    assertThat(r.exit()).isEqualTo(ExitCodes.USAGE);
+    assertThat(r.err())
+        .isEqualTo(
+            "error: Missing required option: '--holder=<holder>'"
+                + " (see 'ledger-app task claim --help')\n");
+  }
+
+  @Test
+  void with_json_a_usage_error_is_also_one_document_on_stdout() throws Exception {
+    Cli.Result r = Cli.run("task", "file", "--domian", "x", "--title", "t", "--json");
+    assertThat(r.exit()).isEqualTo(ExitCodes.USAGE);
+    assertThat(r.err()).hasLineCount(1);
+    JsonNode doc = new ObjectMapper().readTree(r.out());
+    assertThat(doc.get("command").asText()).isEqualTo("ledger-app task file");
+    assertThat(doc.get("exitCode").asInt()).isEqualTo(ExitCodes.USAGE);
+    assertThat(doc.get("ok").asBoolean()).isFalse();
+    assertThat(doc.get("error").asText())
+        .isEqualTo(
+            "Unknown option: '--domian'; did you mean --domain?"
+                + " (see 'ledger-app task file --help')");
+  }
+
+  @Test
+  void a_bad_label_handling_or_status_is_a_usage_error_before_any_database_is_opened() {
+    Cli.Result label =
+        Cli.run(
+            "task", "file", "--domain", "x", "--title", "t", "--label", "secret", "--url", NOWHERE);
+    assertThat(label.exit()).isEqualTo(ExitCodes.USAGE);
+    assertThat(label.err())
+        .isEqualTo(
+            "error: Invalid value for option '--label': unknown label 'secret'; allowed: public,"
+                + " internal, confidential, restricted (see 'ledger-app task file --help')\n");
+    Cli.Result handling =
+        Cli.run(
+            "task",
+            "claim",
+            "--domain",
+            "x",
+            "--holder",
+            "w",
+            "--handling",
+            "top",
+            "--url",
+            NOWHERE);
+    assertThat(handling.exit()).isEqualTo(ExitCodes.USAGE);
+    assertThat(handling.err())
+        .startsWith("error: Invalid value for option '--handling': unknown label 'top'");
+    Cli.Result status =
+        Cli.run("task", "list", "--domain", "x", "--status", "done", "--url", NOWHERE);
+    assertThat(status.exit()).isEqualTo(ExitCodes.USAGE);
+    assertThat(status.err())
+        .startsWith("error: Invalid value for option '--status': unknown status 'done'; allowed:");
+    Cli.Result promote =
+        Cli.run(
+            "promote",
+            "--domain",
+            "d",
+            "--entry",
+            "e",
+            "--tier",
+            "t",
+            "--by",
+            "b",
+            "--author",
+            "a",
+            "--why",
+            "w",
+            "--digest",
+            "x",
+            "--label",
+            "nope",
+            "--url",
+            NOWHERE);
+    assertThat(promote.exit()).isEqualTo(ExitCodes.USAGE);
+    assertThat(promote.err())
+        .startsWith("error: Invalid value for option '--label': unknown label 'nope'");
+  }
+
+  @Test
+  void an_unknown_host_fails_when_the_database_is_opened_naming_the_host_not_the_password()
+      throws Exception {
+    Cli.Result r = Cli.run("task", "admit", "t-1", "--url", NOWHERE);
+    assertThat(r.exit()).isEqualTo(ExitCodes.DATABASE);
+    assertThat(r.err())
+        .isEqualTo("error: cannot connect to nosuch.invalid:5432/x: unknown host nosuch.invalid\n");
+    Cli.Result json = Cli.run("task", "admit", "t-1", "--url", NOWHERE, "--json");
+    JsonNode doc = new ObjectMapper().readTree(json.out());
+    assertThat(doc.get("exitCode").asInt()).isEqualTo(ExitCodes.DATABASE);
+    assertThat(doc.get("error").asText())
+        .isEqualTo("cannot connect to nosuch.invalid:5432/x: unknown host nosuch.invalid");
+    Cli.Result migrate = Cli.run("status", "--url", NOWHERE);
+    assertThat(migrate.exit()).isEqualTo(ExitCodes.DATABASE);
+    assertThat(migrate.err())
+        .startsWith("ledger-app status: cannot connect to nosuch.invalid:5432/x");
+    assertThat(r.all() + json.all() + migrate.all()).doesNotContain("pw-9c1d");
+  }
+
+  @Test
+  void the_embedded_default_lives_under_dollar_home_unless_ledger_home_is_set() {
+    assertThat(DatabaseOptions.home(null, "/home/newcomer"))
+        .isEqualTo(Path.of("/home/newcomer", ".ledger"));
+    assertThat(DatabaseOptions.home("  ", "/home/newcomer"))
+        .isEqualTo(Path.of("/home/newcomer", ".ledger"));
+    assertThat(DatabaseOptions.home("/srv/ledger", "/home/newcomer"))
+        .isEqualTo(Path.of("/srv/ledger"));
+    assertThat(DatabaseOptions.home(null, null))
+        .isEqualTo(Path.of(System.getProperty("user.home"), ".ledger"));
+  }
+
+  @Test
+  void edit_distance_counts_a_transposition_as_one_edit() {
+    assertThat(Main.editDistance("--domian", "--domain")).isEqualTo(1);
+    assertThat(Main.editDistance("lsit", "list")).isEqualTo(1);
+    assertThat(Main.editDistance("claim", "admit")).isEqualTo(4);
+  }
+}

@@ -1,0 +1,82 @@
+package dev.ledger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.ledger.schema.DomainSchemas;
+import dev.ledger.testing.PostgresExtension;
+import java.text.Normalizer;
+import java.util.List;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Text input rules a newcomer trips over: whitespace-only titles and domains are refused with
+ * nothing written; statuses parse in any case; domains are exact strings (no Unicode normalisation,
+ * as the reference stack has them).
+ */
+class InputTextTest {
+
+  @RegisterExtension static final PostgresExtension PG = new PostgresExtension();
+
+  static Ledger ledger;
+
+  @BeforeAll
+  static void open() {
+    ledger = Ledger.open(PG.dataSource());
+  }
+
+  @Test
+  void a_whitespace_only_title_is_refused_naming_the_field_and_nothing_is_written() {
+    assertThatThrownBy(() -> ledger.file(TaskSpec.builder("blank", " \t\n ").build()))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessage("title: must not be only whitespace");
+    assertThat(ledger.domains()).doesNotContain("blank");
+  }
+
+  @Test
+  void a_whitespace_only_domain_is_refused_naming_the_field_and_nothing_is_written() {
+    assertThatThrownBy(() -> ledger.file(TaskSpec.builder("   ", "Title").build()))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessage("domain: must not be only whitespace");
+    assertThatThrownBy(() -> ledger.provision("\u2003"))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessage("domain: must not be only whitespace");
+    assertThat(ledger.domains()).doesNotContain("   ", "\u2003");
+  }
+
+  @Test
+  void whitespace_only_names_are_refused_but_text_around_words_is_kept() {
+    assertThatThrownBy(
+            () -> ledger.file(TaskSpec.builder("names", "T").requirements(List.of(" ")).build()))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessage("requirements: must not be only whitespace");
+    String id = ledger.file(TaskSpec.builder("names", "  padded  ").build());
+    assertThat(ledger.get(id).spec().title()).isEqualTo("  padded  ");
+  }
+
+  @Test
+  void status_parses_in_any_case_as_labels_do() {
+    assertThat(Status.parse("COMPLETED")).isEqualTo(Status.COMPLETED);
+    assertThat(Status.parse("Admitted")).isEqualTo(Status.ADMITTED);
+    assertThat(Label.parse("Internal")).isEqualTo(Label.INTERNAL);
+    assertThatThrownBy(() -> Status.parse("done"))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessageStartingWith("status: unknown status 'done'");
+  }
+
+  @Test
+  void an_nfd_domain_is_another_domain_than_its_nfc_form_as_documented() {
+    String nfc = Normalizer.normalize("café", Normalizer.Form.NFC);
+    String nfd = Normalizer.normalize("café", Normalizer.Form.NFD);
+    assertThat(nfc).isNotEqualTo(nfd);
+    assertThat(DomainSchemas.schemaName(nfc)).isNotEqualTo(DomainSchemas.schemaName(nfd));
+    String a = ledger.file(TaskSpec.builder(nfc, "composed").build());
+    String b = ledger.file(TaskSpec.builder(nfd, "decomposed").build());
+    assertThat(ledger.get(a).spec().domain()).isEqualTo(nfc);
+    assertThat(ledger.get(b).spec().domain()).isEqualTo(nfd);
+    assertThat(ledger.list(nfc, Status.PROPOSED)).extracting(Task::id).containsExactly(a);
+    assertThat(ledger.list(nfd, Status.PROPOSED)).extracting(Task::id).containsExactly(b);
+  }
+}
