@@ -19,7 +19,10 @@ import dev.ledger.migrate.MigrationException;
  *   <li>{@value #LOCKED}: another migration run held the database's migration lock for the whole
  *       {@code --lock-timeout} ({@code migrate}, {@code plan}); for {@code fleet migrate} and
  *       {@code fleet plan}: no tenant degraded, but some tenant was skipped because another run
- *       held its lock (its status unchanged; the next run migrates it).
+ *       held its lock (its status unchanged; the next run migrates it);
+ *   <li>{@value #REFUSED}: a task command's {@code --tenant} is unknown, provisioning or degraded
+ *       in the control database's registry (a tenant whose database does not answer is {@value
+ *       #DATABASE}).
  * </ul>
  */
 public final class ExitCodes {
@@ -44,6 +47,9 @@ public final class ExitCodes {
 
   /** The migration lock stayed taken by another run. */
   public static final int LOCKED = 6;
+
+  /** {@code --tenant}: the tenant is unknown, provisioning or degraded, so it is not served. */
+  public static final int REFUSED = 7;
 
   private ExitCodes() {}
 
@@ -75,6 +81,11 @@ public final class ExitCodes {
     if (e instanceof picocli.CommandLine.ParameterException
         || e instanceof dev.ledger.InvalidInputException) {
       return USAGE;
+    }
+    if (e instanceof dev.ledger.tenants.TenantUnavailableException t) {
+      return t.reason() == dev.ledger.tenants.TenantUnavailableException.Reason.UNREACHABLE
+          ? DATABASE
+          : REFUSED;
     }
     if (e instanceof dev.ledger.LedgerStorageException
         || e instanceof DatabaseUnreachableException) {
