@@ -99,7 +99,10 @@ final class ConnectionBudget {
     return open.get() + " open: " + active + " in use, " + idle + " idle, over " + count + " pools";
   }
 
-  /** Asks the pool with the most idle connections (not the requester's) to close them. */
+  /**
+   * Asks the pool with the most idle connections (not the requester's, none with a caller waiting)
+   * to close them.
+   */
   private void relieve(ServedTenant requester) {
     ServedTenant most = null;
     int mostIdle = 0;
@@ -107,7 +110,7 @@ final class ConnectionBudget {
       if (t == requester) {
         continue;
       }
-      int idle = t.idleConnections();
+      int idle = t.evictableConnections();
       if (idle > mostIdle) {
         most = t;
         mostIdle = idle;

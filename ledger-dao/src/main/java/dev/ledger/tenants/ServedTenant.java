@@ -177,6 +177,17 @@ final class ServedTenant {
     return bean == null ? 0 : bean.getIdleConnections();
   }
 
+  /**
+   * Idle connections that may be closed for the budget: none while a caller waits for one of this
+   * pool's connections (a connection just made for a waiting caller sits idle until it is handed
+   * over; closing it would leave the caller waiting with nothing being made for it).
+   */
+  int evictableConnections() {
+    HikariDataSource p = pool;
+    HikariPoolMXBean bean = p == null ? null : p.getHikariPoolMXBean();
+    return bean == null || bean.getThreadsAwaitingConnection() > 0 ? 0 : bean.getIdleConnections();
+  }
+
   /** Connections in use now. */
   int activeConnections() {
     HikariDataSource p = pool;
