@@ -226,7 +226,12 @@ public final class Engine {
             return once(operation, body);
           } catch (ProvisionFirst p) {
             directory.ensure(p.domain);
+          }
+          try {
             return once(operation, body);
+          } catch (ProvisionFirst p) {
+            throw new LedgerException(
+                operation + ": domain '" + p.domain + "' has no route although it was provisioned");
           }
         });
   }
