@@ -119,6 +119,14 @@ public final class SchemaDiffCommand implements Callable<Integer> {
   private boolean json;
 
   @Option(
+      names = "--online",
+      description =
+          "Print the online plan: indexes built CONCURRENTLY, foreign keys and checks added NOT"
+              + " VALID then validated, SET NOT NULL through a validated CHECK, unique keys added"
+              + " USING INDEX, under a lock_timeout header; each change is classified by that plan.")
+  private boolean online;
+
+  @Option(
       names = "--placeholder",
       paramLabel = "KEY=VALUE",
       description =
@@ -184,7 +192,14 @@ public final class SchemaDiffCommand implements Callable<Integer> {
       DiffReport report =
           SchemaDiff.run(
               new SchemaDiff.Request(
-                  base, head, placeholders, basePlaceholders, headPlaceholders, url, failOn));
+                  base,
+                  head,
+                  placeholders,
+                  basePlaceholders,
+                  headPlaceholders,
+                  url,
+                  failOn,
+                  online));
       out.print(
           switch (json ? Format.JSON : format) {
             case MARKDOWN -> report.markdown();
