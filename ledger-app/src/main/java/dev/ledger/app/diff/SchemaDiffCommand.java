@@ -38,8 +38,11 @@ import picocli.CommandLine.Spec;
     description = {
       "Compare two Flyway migration sets; each change is safe, locking or destructive.",
       "Applies both sets to scratch schemas of a PostgreSQL, compares the catalogs they leave"
-          + " (schemas, tables, columns, keys, constraints, indexes, sequences) and prints the"
-          + " difference, each change classified with its reason.",
+          + " (tables, columns, keys, indexes, sequences, partitions, types, functions, views,"
+          + " triggers, policies, comments, grants: docs/schema-diff.md) and prints the"
+          + " difference, each change classified with its reason. The SQL is checked first on a"
+          + " scratch schema: when the base plus the SQL is not exactly the head, the verdict"
+          + " says so and the exit code is 3.",
       ""
     },
     footer = {
