@@ -326,6 +326,30 @@ class TransactionTest {
         .containsExactly(id);
   }
 
+  @Test
+  void a_first_filing_that_cannot_provision_in_one_transaction_says_to_provision_ahead()
+      throws SQLException {
+    String domain = "orphan-schema";
+    try (Connection c = PG.dataSource().getConnection();
+        Statement s = c.createStatement()) {
+      s.execute("CREATE SCHEMA \"" + DomainSchemas.schemaName(domain) + "\"");
+    }
+    try (Connection c = PG.dataSource().getConnection()) {
+      c.setAutoCommit(false);
+      insertOrder(c, "orphan");
+      long txid = txid(c);
+      assertThatThrownBy(() -> ledger.in(c).file(TaskSpec.builder(domain, "first").build()))
+          .isInstanceOf(SchemaVersionException.class)
+          .hasMessageContaining("cannot be made inside the caller's transaction")
+          .hasMessageContaining("provision it ahead");
+      assertThat(txid(c)).isEqualTo(txid); // a refusal: the transaction is still usable
+      c.commit();
+    }
+    assertThat(count("SELECT count(*) FROM shop_orders WHERE id = 'orphan'")).isEqualTo(1);
+    assertThat(count("SELECT count(*) FROM ledger_domains WHERE domain = '" + domain + "'"))
+        .isZero();
+  }
+
   // ---------------------------------------------------------------------------------------------
   // idempotent filing racing another caller's transaction
 
