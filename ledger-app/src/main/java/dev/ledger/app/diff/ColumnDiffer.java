@@ -48,6 +48,11 @@ final class ColumnDiffer {
         }
       } else if (old.inherited() && c.inherited()) {
         continue;
+      } else if (old.inherited()
+          && !c.inherited()
+          && sameExceptInheritance(old, c)
+          && !h.parents().containsAll(b.parents())) {
+        continue; // DETACH PARTITION and NO INHERIT keep the column as the table's own
       } else if (old.inherited() && !c.inherited() && sameExceptInheritance(old, c)) {
         plan.change(h.name(), Kind.COLUMN, c.name(), Action.CHANGED, "inherited", "local")
             .because(

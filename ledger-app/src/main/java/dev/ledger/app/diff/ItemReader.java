@@ -30,7 +30,7 @@ final class ItemReader {
   private static final long FIRST_USER_OID = 16384;
 
   private static final String NOT_EXTENSION_MEMBER =
-      " NOT EXISTS (SELECT 1 FROM pg_depend e WHERE e.objid = %s AND e.deptype = 'e') ";
+      " NOT EXISTS (SELECT 1 FROM pg_depend e WHERE e.objid = %s AND e.deptype IN ('e', 'i')) ";
 
   private static final String RELATIONS =
       """
@@ -69,7 +69,8 @@ final class ItemReader {
              t.typnotnull, t.typdefault,
              ARRAY(SELECT 'CONSTRAINT ' || quote_ident(dc.conname) || ' '
                           || pg_get_constraintdef(dc.oid, true)
-                     FROM pg_constraint dc WHERE dc.contypid = t.oid ORDER BY dc.conname),
+                     FROM pg_constraint dc WHERE dc.contypid = t.oid AND dc.contype = 'c'
+                    ORDER BY dc.conname),
              ARRAY(SELECT quote_ident(a.attname) || ' ' || format_type(a.atttypid, a.atttypmod)
                      FROM pg_attribute a
                     WHERE a.attrelid = t.typrelid AND a.attnum > 0 AND NOT a.attisdropped

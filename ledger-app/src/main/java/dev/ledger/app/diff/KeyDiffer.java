@@ -41,6 +41,13 @@ final class KeyDiffer {
       if ((before == null || before.inherited()) && (after == null || after.inherited())) {
         continue;
       }
+      if (released(b, h)
+          && before != null
+          && after != null
+          && before.inherited()
+          && before.definition().equals(after.definition())) {
+        continue; // DETACH PARTITION and NO INHERIT keep the copy as the table's own
+      }
       if (before != null && before.inherited()) {
         before = null;
       }
@@ -82,6 +89,11 @@ final class KeyDiffer {
         }
       }
     }
+  }
+
+  /** Whether the head's table leaves a parent the base's table had. */
+  private static boolean released(Table b, Table h) {
+    return !h.parents().containsAll(b.parents());
   }
 
   private static boolean sameRule(Constraint a, Constraint b) {
@@ -172,6 +184,13 @@ final class KeyDiffer {
       Index after = h.indexes().get(name);
       if ((before == null || before.inherited()) && (after == null || after.inherited())) {
         continue;
+      }
+      if (released(b, h)
+          && before != null
+          && after != null
+          && before.inherited()
+          && before.definition().equals(after.definition())) {
+        continue; // DETACH PARTITION keeps the partition's index as its own
       }
       if (before != null && before.inherited()) {
         before = null;

@@ -118,8 +118,20 @@ public final class SchemaDiff {
     ScratchPostgres.Checked checked = pg.check(base, placeholders, script);
     if (checked.applied() == null) {
       CatalogDiff.Statement failed = diff.statements().get(checked.failedAt());
+      if (failed.change().kind() == Change.Kind.COLUMN
+          && checked.error().contains("cannot cast type ")) {
+        // No cast between the types: only the author knows how old values map to new ones.
+        refused.add(
+            describe(failed.change())
+                + " (no cast from "
+                + failed.change().before()
+                + " to "
+                + failed.change().after()
+                + ": write the ALTER COLUMN ... TYPE ... USING expression yourself)");
+        return new Verification(Verification.Status.REFUSED, null, null, null, List.of(), refused);
+      }
       return new Verification(
-          Verification.Status.SQL_FAILED,
+          refused.isEmpty() ? Verification.Status.SQL_FAILED : Verification.Status.REFUSED,
           failed.sql(),
           describe(failed.change()),
           checked.error(),

@@ -69,8 +69,23 @@ final class SequenceDiffer {
     } else if (!b.equals(h)) {
       Pending p = plan.change(table, Kind.SEQUENCE, name, Action.CHANGED, describe(b), describe(h));
       if (!b.sameOptions(h)) {
-        p.because(Risk.SAFE, "sequence options changed: catalog only")
-            .sql(Phase.ALTER_SEQUENCE, "ALTER SEQUENCE " + h.sqlName() + " " + h.options() + ";");
+        boolean excluded = b.start() < h.min() || b.start() > h.max();
+        if (excluded) {
+          p.because(
+              Risk.DESTRUCTIVE,
+              "sequence bounds changed to exclude the values it started from: it restarts at its"
+                  + " new START, and values it hands out may repeat ones already used");
+        } else {
+          p.because(Risk.SAFE, "sequence options changed: catalog only");
+        }
+        p.sql(
+            Phase.ALTER_SEQUENCE,
+            "ALTER SEQUENCE "
+                + h.sqlName()
+                + " "
+                + h.options()
+                + (excluded ? " RESTART WITH " + h.start() : "")
+                + ";");
       }
       if (!Objects.equals(b.ownedBySql(), h.ownedBySql())) {
         p.because(Risk.SAFE, "owner changed: catalog only");

@@ -43,39 +43,53 @@ class VerificationTest {
   void sql_that_fails_on_the_scratch_schema_exits_3_naming_the_change_and_the_statement() {
     Cli.Result result =
         diff(
-            "CREATE TABLE events (id int, ts bigint);",
-            "CREATE TABLE events (id int, ts timestamp);",
+            "CREATE TYPE color AS ENUM ('red', 'green');\nCREATE TABLE t (c color);",
+            "CREATE TYPE color AS ENUM ('red');\nCREATE TABLE t (c color);",
             "--format",
             "json");
     assertThat(result.exit()).isEqualTo(SchemaDiffCommand.UNVERIFIED);
     assertThat(result.err()).isEmpty();
     JsonNode check = result.json().get("verification");
     assertThat(check.get("status").asText()).isEqualTo("sql failed");
-    assertThat(check.get("failedChange").asText()).isEqualTo("column `ts` on `events`");
-    assertThat(check.get("failedStatement").asText())
-        .isEqualTo(
-            "ALTER TABLE events ALTER COLUMN ts TYPE timestamp without time zone USING"
-                + " ts::timestamp without time zone;");
+    assertThat(check.get("failedChange").asText()).isEqualTo("enum `color`");
+    assertThat(check.get("failedStatement").asText()).isEqualTo("DROP TYPE color;");
     assertThat(check.get("error").asText())
-        .startsWith("ERROR: cannot cast type bigint to timestamp without time zone");
+        .startsWith("ERROR: cannot drop type color because other objects depend on it");
     assertThat(result.json().get("verdict").asText())
         .startsWith(
             "Schema diff: 1 change (1 destructive); NOT SAFE TO RUN: checked on a scratch schema,"
-                + " this SQL fails at column `ts` on `events` (");
+                + " this SQL fails at enum `color` (");
   }
 
   @Test
   void markdown_of_a_failing_script_says_not_to_run_it() {
     Cli.Result result =
-        diff("CREATE TABLE events (ts bigint);", "CREATE TABLE events (ts timestamp);");
+        diff(
+            "CREATE TYPE color AS ENUM ('red', 'green');\nCREATE TABLE t (c color);",
+            "CREATE TYPE color AS ENUM ('red');\nCREATE TABLE t (c color);");
     assertThat(result.exit()).isEqualTo(SchemaDiffCommand.UNVERIFIED);
     assertThat(result.out())
         .contains(
             "> **Do not run this SQL as it is.** NOT SAFE TO RUN: checked on a scratch schema,"
-                + " this SQL fails at column `ts` on `events`")
-        .contains(
-            "> Failing statement: `ALTER TABLE events ALTER COLUMN ts TYPE timestamp without time"
-                + " zone USING ts::timestamp without time zone;`");
+                + " this SQL fails at enum `color`")
+        .contains("> Failing statement: `DROP TYPE color;`");
+  }
+
+  @Test
+  void a_type_change_without_a_cast_is_refused_naming_the_column() {
+    Cli.Result result =
+        diff(
+            "CREATE TABLE events (id int, ts bigint);",
+            "CREATE TABLE events (id int, ts timestamp);",
+            "--format",
+            "json");
+    assertThat(result.exit()).isEqualTo(SchemaDiffCommand.UNVERIFIED);
+    JsonNode check = result.json().get("verification");
+    assertThat(check.get("status").asText()).isEqualTo("refused");
+    assertThat(check.get("refused").get(0).asText())
+        .isEqualTo(
+            "column `ts` on `events` (no cast from bigint to timestamp without time zone: write"
+                + " the ALTER COLUMN ... TYPE ... USING expression yourself)");
   }
 
   @Test
