@@ -42,7 +42,19 @@ CREATE TABLE ledger_tasks (
 
 ALTER TABLE ledger_tasks ADD CONSTRAINT ledger_tasks_domain_fkey FOREIGN KEY (domain) REFERENCES ledger_domains(domain);
 
--- Domain set (db/ledger/domain), in each domain schema, at version 6
+-- Domain set (db/ledger/domain), in each domain schema, at version 7
+
+SET check_function_bodies = false;
+
+CREATE OR REPLACE FUNCTION tasks_notify_workers()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+    PERFORM pg_notify(TG_TABLE_SCHEMA, NEW.status);
+    RETURN NULL;
+END
+$function$;
 
 CREATE SEQUENCE events_seq_seq AS bigint START WITH 1 INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 CACHE 1 NO CYCLE;
 
@@ -102,6 +114,8 @@ CREATE TABLE tasks (
     superseded_by text,
     posted_to text,
     blocked boolean DEFAULT false NOT NULL,
+    not_before text,
+    max_attempts bigint DEFAULT 0 NOT NULL,
     CONSTRAINT tasks_pkey PRIMARY KEY (id)
 );
 
@@ -115,6 +129,8 @@ CREATE INDEX tasks_claim_class ON tasks USING btree (label_rank, md5(requirement
 
 CREATE INDEX tasks_claimable ON tasks USING btree (priority DESC, created) WHERE status = ANY (ARRAY['admitted'::text, 'claimed'::text]);
 
+CREATE INDEX tasks_due ON tasks USING btree (not_before) WHERE status = 'proposed'::text AND not_before IS NOT NULL;
+
 CREATE UNIQUE INDEX tasks_origin ON tasks USING btree (origin, upstream_event) WHERE origin IS NOT NULL AND upstream_event IS NOT NULL;
 
 CREATE INDEX tasks_queue ON tasks USING btree (status, priority DESC, created);
@@ -122,3 +138,5 @@ CREATE INDEX tasks_queue ON tasks USING btree (status, priority DESC, created);
 ALTER SEQUENCE events_seq_seq OWNED BY events.seq;
 
 ALTER SEQUENCE promotions_seq_seq OWNED BY promotions.seq;
+
+CREATE TRIGGER tasks_notify_workers AFTER INSERT OR UPDATE OF status ON tasks FOR EACH ROW WHEN (new.status = 'admitted'::text OR new.status = 'proposed'::text AND new.not_before IS NOT NULL) EXECUTE FUNCTION tasks_notify_workers();

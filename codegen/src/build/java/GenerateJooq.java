@@ -71,7 +71,7 @@ public class GenerateJooq {
                                   forced(
                                       "java.time.Instant",
                                       "InstantConverter",
-                                      ".*\\.(tasks\\.(created|lease_until)|events\\.at|promotions\\.at"
+                                      ".*\\.(tasks\\.(created|lease_until|not_before)|events\\.at|promotions\\.at"
                                           + "|ledger_schema_state\\.recorded_at)"),
                                   forced(
                                       "java.util.List<java.lang.String>",

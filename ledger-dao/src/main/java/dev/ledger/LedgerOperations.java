@@ -1,12 +1,16 @@
 package dev.ledger;
 
+import dev.ledger.append.BatchFiling;
 import dev.ledger.append.EventLog;
+import dev.ledger.append.Failures;
 import dev.ledger.append.Filing;
 import dev.ledger.append.PromotionRecording;
 import dev.ledger.append.Transitions;
+import dev.ledger.claim.BatchCompletion;
 import dev.ledger.claim.Claims;
 import dev.ledger.claim.Leases;
 import dev.ledger.read.Reads;
+import dev.ledger.read.WorkerReads;
 import dev.ledger.replay.Rebuild;
 import dev.ledger.scrub.Scrubs;
 import dev.ledger.tx.Engine;
@@ -41,6 +45,10 @@ public abstract class LedgerOperations {
     final Scrubs scrubs;
     final Rebuild rebuild;
     final Reads reads;
+    final Failures failures;
+    final BatchFiling batchFiling;
+    final BatchCompletion batchCompletion;
+    final WorkerReads workerReads;
 
     Ops(Engine engine) {
       this.engine = engine;
@@ -53,6 +61,10 @@ public abstract class LedgerOperations {
       this.scrubs = new Scrubs(engine, log);
       this.rebuild = new Rebuild(engine);
       this.reads = new Reads(engine);
+      this.failures = new Failures(engine, log, filing, transitions);
+      this.batchFiling = new BatchFiling(engine);
+      this.batchCompletion = new BatchCompletion(engine);
+      this.workerReads = new WorkerReads(engine);
     }
   }
 
@@ -105,7 +117,8 @@ public abstract class LedgerOperations {
    * are both committed or neither is, so no crash leaves a {@code proposed} task that no worker
    * claims. Filing again from the same origin and upstream event returns the first task's id, and
    * admits that task if it is still proposed (so a retry after {@link
-   * LedgerStorageException#outcomeUnknown()} is safe).
+   * LedgerStorageException#outcomeUnknown()} is safe). A spec whose {@code notBefore} is in the
+   * future is filed and stays proposed: a worker pool of its domain admits it at its time.
    *
    * @param spec what to file, not null
    * @return the task's id
@@ -552,5 +565,140 @@ public abstract class LedgerOperations {
    */
   public final long eventCount() {
     return read("event count", ops.reads::eventCount);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // worker pools: batches, failures, delays (dev.ledger.append.Failures, BatchFiling;
+  // dev.ledger.claim.BatchCompletion; dev.ledger.read.WorkerReads)
+
+  /**
+   * Files and admits several tasks of one domain in one call and one transaction: for each spec the
+   * {@code created} and (unless it names a future {@code notBefore}; then it stays proposed until a
+   * worker pool admits it) {@code admitted} events and the row {@link #file} and {@link #admit}
+   * write, appended set-wise. Makes the domain's schema first when needed. Idempotent on origin as
+   * {@code file}: a spec whose origin and upstream event were filed before, or earlier in the
+   * batch, returns that task's id and writes nothing. All or nothing: a refused spec writes none.
+   *
+   * @param specs 1 to 5,000 specs of one domain
+   * @return the task ids, in the order of {@code specs}
+   * @throws InvalidInputException naming the field of the first invalid spec, {@code specs}, {@code
+   *     domain} (two domains in one batch) or {@code depends_on} (a dependency that does not exist)
+   * @throws SchemaVersionException when the domain has no schema and runtime DDL is off
+   */
+  public final List<String> fileAll(List<TaskSpec> specs) {
+    return write("file all", tx -> ops.batchFiling.fileAll(tx, specs));
+  }
+
+  /**
+   * Completes several claimed tasks of one domain in one transaction, each under its lease as
+   * {@link #complete} does (same events, same rows), appended set-wise: what a worker pool does
+   * with the finished tasks of a batch. A lease that is not its task's current one (or names a task
+   * of another domain) is refused without failing the others: it is returned, nothing written for
+   * it.
+   *
+   * @param domain the tasks' domain
+   * @param completions the leases and handoffs, in the order their events are appended
+   * @return the refused leases, empty when every task was completed
+   * @throws InvalidInputException naming {@code lease} or {@code handoff} (nothing written)
+   */
+  public final List<Lease> completeAll(String domain, List<Completion> completions) {
+    return write("complete all", tx -> ops.batchCompletion.completeAll(tx, domain, completions));
+  }
+
+  /**
+   * Records a failed attempt under its lease, in one transaction: the task is invalidated with the
+   * reason {@code attempt <n> of <max> failed at <time>: <error>} and, unless that was its last
+   * attempt, a retry is filed from the chain's root (origin {@code retries:<root>}, upstream event
+   * {@code attempt:<n+1>}, the same spec otherwise) that may run from {@code now + retryDelay} (it
+   * stays proposed until then; {@link #admitDue} admits it) and is named as the failed task's
+   * {@code superseded_by}. After the last attempt the task is a dead letter: invalidated with the
+   * reason prefixed {@value FailureRecord#DEAD_LETTER} and no successor; {@link #deadLetters} lists
+   * them and {@link #refile} files one again. Writes only the reference's event kinds ({@code
+   * created}, {@code invalidated}). The attempt number is the task's place in its retry chain; a
+   * claim after an expired lease is not an attempt.
+   *
+   * @param lease the current lease of the task
+   * @param error what went wrong, 1 to {@value Validation#MAX_BODY} characters
+   * @param defaultMaxAttempts the chain's attempts when its spec sets none ({@code max_attempts}
+   *     0), 1 to {@value Validation#MAX_ATTEMPTS}
+   * @param retryDelay how long after now the retry may run, zero or more
+   * @return what was recorded
+   * @throws LeaseLostException when the lease is no longer the task's current one (nothing written)
+   * @throws InvalidInputException naming {@code error}, {@code max_attempts} or {@code retry_delay}
+   */
+  public final FailureRecord fail(
+      Lease lease, String error, int defaultMaxAttempts, Duration retryDelay) {
+    return write("fail", tx -> ops.failures.fail(tx, lease, error, defaultMaxAttempts, retryDelay));
+  }
+
+  /**
+   * Admits up to {@code max} delayed tasks of a domain whose time has come ({@code not_before} at
+   * or before now, still proposed), oldest time first, in one transaction; rows another admitter
+   * holds are skipped. Each gets the reference's {@code admitted} event, which wakes the domain's
+   * workers.
+   *
+   * @param domain the domain
+   * @param max the most tasks, 1 to 1000
+   * @return the ids admitted; empty when none is due or the domain is unknown
+   */
+  public final List<String> admitDue(String domain, int max) {
+    return write("admit due", tx -> ops.failures.admitDue(tx, domain, max));
+  }
+
+  /**
+   * Files a dead letter again, admitted, with a fresh budget of attempts: origin {@code
+   * retries:<root>}, upstream event {@code refiled:<id>}, so re-filing it twice files it once.
+   *
+   * @param deadLetterId the dead letter's id
+   * @return the new task's id
+   * @throws TaskNotFoundException when no task has the id
+   * @throws WrongStateException when the task is not a dead letter
+   */
+  public final String refile(String deadLetterId) {
+    return write("refile", tx -> ops.failures.refile(tx, ops.reads.get(tx, deadLetterId)));
+  }
+
+  /**
+   * The earliest start time among a domain's delayed tasks not yet admitted.
+   *
+   * @param domain the domain
+   * @return the time, or empty when none waits (or the domain is unknown)
+   */
+  public final Optional<java.time.Instant> nextDue(String domain) {
+    return read("next due", tx -> ops.workerReads.nextDue(tx, domain));
+  }
+
+  /**
+   * A domain's dead letters (tasks invalidated after their last attempt), oldest first; each keeps
+   * its last error in {@link Task#reason()}.
+   *
+   * @param domain the domain
+   * @return the tasks; empty when none or the domain is unknown
+   */
+  public final List<Task> deadLetters(String domain) {
+    return read("dead letters", tx -> ops.workerReads.deadLetters(tx, domain));
+  }
+
+  /**
+   * Several tasks of one domain in one query, in the order of {@code ids}; ids without a task in
+   * the domain are left out.
+   *
+   * @param domain the domain
+   * @param ids the task ids
+   * @return the tasks found
+   */
+  public final List<Task> tasks(String domain, java.util.Collection<String> ids) {
+    return read("tasks", tx -> ops.workerReads.tasks(tx, domain, ids));
+  }
+
+  /**
+   * A domain's task counts by status (every status present, 0 where none): one grouped count over
+   * the domain's tasks, for gauges sampled now and then.
+   *
+   * @param domain the domain
+   * @return the counts; all 0 when the domain is unknown
+   */
+  public final java.util.Map<Status, Long> countByStatus(String domain) {
+    return read("count by status", tx -> ops.workerReads.countByStatus(tx, domain));
   }
 }

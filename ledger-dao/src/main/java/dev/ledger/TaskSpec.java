@@ -1,5 +1,7 @@
 package dev.ledger;
 
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.List;
 
 /**
@@ -21,6 +23,12 @@ import java.util.List;
  * @param createdBy who filed it, 1 to {@value Validation#MAX_NAME} characters
  * @param classification its label; never null
  * @param priority higher is claimed first; any {@code long}
+ * @param notBefore the earliest time the task may run, or null for at once: a task filed with a
+ *     time in the future stays {@code proposed} until a worker pool of its domain admits it at that
+ *     time ({@code dev.ledger.worker.WorkerPool}); microsecond precision. Written to the {@code
+ *     created} event as {@code not_before} only when set (an extension the reference stack ignores)
+ * @param maxAttempts how many times a worker pool runs the task before it ends as a dead letter, 1
+ *     to 1000; 0 for the pool's default. Written as {@code max_attempts} only when set
  */
 public record TaskSpec(
     String domain,
@@ -32,14 +40,82 @@ public record TaskSpec(
     String upstreamEvent,
     String createdBy,
     Label classification,
-    long priority) {
+    long priority,
+    Instant notBefore,
+    int maxAttempts) {
 
-  /** Copies the lists, so the spec is immutable. */
+  /** Copies the lists, so the spec is immutable; truncates {@code notBefore} to microseconds. */
   public TaskSpec {
+    notBefore = notBefore == null ? null : notBefore.truncatedTo(ChronoUnit.MICROS);
     requirements = requirements == null ? List.of() : List.copyOf(requirements);
     dependsOn = dependsOn == null ? List.of() : List.copyOf(dependsOn);
     body = body == null ? "" : body;
     classification = classification == null ? Label.PUBLIC : classification;
+  }
+
+  /**
+   * A spec without a start time or a maximum of attempts: the reference's {@code TaskSpec}.
+   *
+   * @param domain the domain
+   * @param title the title
+   * @param body the body
+   * @param requirements the requirements
+   * @param dependsOn the dependencies
+   * @param origin the origin
+   * @param upstreamEvent the upstream event
+   * @param createdBy the filer
+   * @param classification the label
+   * @param priority the priority
+   */
+  public TaskSpec(
+      String domain,
+      String title,
+      String body,
+      List<String> requirements,
+      List<String> dependsOn,
+      String origin,
+      String upstreamEvent,
+      String createdBy,
+      Label classification,
+      long priority) {
+    this(
+        domain,
+        title,
+        body,
+        requirements,
+        dependsOn,
+        origin,
+        upstreamEvent,
+        createdBy,
+        classification,
+        priority,
+        null,
+        0);
+  }
+
+  /**
+   * This spec with another origin, upstream event, start time and maximum of attempts (a retry).
+   *
+   * @param origin the origin
+   * @param upstreamEvent the upstream event
+   * @param notBefore the start time, or null
+   * @param maxAttempts the maximum of attempts, 0 for the default
+   * @return the new spec
+   */
+  public TaskSpec refiled(String origin, String upstreamEvent, Instant notBefore, int maxAttempts) {
+    return new TaskSpec(
+        domain,
+        title,
+        body,
+        requirements,
+        dependsOn,
+        origin,
+        upstreamEvent,
+        createdBy,
+        classification,
+        priority,
+        notBefore,
+        maxAttempts);
   }
 
   /**
@@ -66,6 +142,8 @@ public record TaskSpec(
     private String createdBy = "ledger";
     private Label classification = Label.PUBLIC;
     private long priority;
+    private Instant notBefore;
+    private int maxAttempts;
 
     private Builder(String domain, String title) {
       this.domain = domain;
@@ -152,6 +230,28 @@ public record TaskSpec(
     }
 
     /**
+     * Sets the earliest time the task may run.
+     *
+     * @param notBefore the time, or null for at once
+     * @return this
+     */
+    public Builder notBefore(Instant notBefore) {
+      this.notBefore = notBefore;
+      return this;
+    }
+
+    /**
+     * Sets how many times a worker pool runs the task before it is a dead letter.
+     *
+     * @param maxAttempts 1 to 1000, or 0 for the pool's default
+     * @return this
+     */
+    public Builder maxAttempts(int maxAttempts) {
+      this.maxAttempts = maxAttempts;
+      return this;
+    }
+
+    /**
      * Builds the spec; validation happens when it is filed.
      *
      * @return the spec
@@ -167,7 +267,9 @@ public record TaskSpec(
           upstreamEvent,
           createdBy,
           classification,
-          priority);
+          priority,
+          notBefore,
+          maxAttempts);
     }
   }
 }

@@ -25,6 +25,15 @@ public final class Validation {
   /** Longest lease, so a typo cannot park a task for years. */
   public static final Duration MAX_LEASE = Duration.ofDays(7);
 
+  /** Most attempts a task may be given. */
+  public static final int MAX_ATTEMPTS = 1000;
+
+  /** Earliest start time a task may name (RFC 3339 text order is time order from here). */
+  private static final Instant EARLIEST = Instant.parse("1970-01-01T00:00:00Z");
+
+  /** Latest start time a task may name (four-digit years). */
+  private static final Instant LATEST = Instant.parse("9999-12-31T23:59:59Z");
+
   private Validation() {}
 
   /**
@@ -134,6 +143,19 @@ public final class Validation {
       throw new InvalidInputException("upstream_event", "needs an origin");
     }
     required("created_by", spec.createdBy(), MAX_NAME);
+    if (spec.maxAttempts() < 0 || spec.maxAttempts() > MAX_ATTEMPTS) {
+      throw new InvalidInputException(
+          "max_attempts",
+          "must be 1 to "
+              + MAX_ATTEMPTS
+              + " (0 for the pool's default), was "
+              + spec.maxAttempts());
+    }
+    if (spec.notBefore() != null
+        && (spec.notBefore().isBefore(EARLIEST) || spec.notBefore().isAfter(LATEST))) {
+      throw new InvalidInputException(
+          "not_before", "must be between " + EARLIEST + " and " + LATEST);
+    }
   }
 
   /**

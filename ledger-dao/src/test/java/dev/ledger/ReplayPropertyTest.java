@@ -66,8 +66,8 @@ class ReplayPropertyTest {
   }
 
   private static void run(long step, List<String> tasks, List<Lease> leases) {
-    int op = (int) (step % 13);
-    long arg = step / 13;
+    int op = (int) (step % 15);
+    long arg = step / 15;
     String domain = DOMAINS.get((int) (arg % DOMAINS.size()));
     String target = tasks.isEmpty() ? null : tasks.get((int) (arg % tasks.size()));
     try {
@@ -82,12 +82,25 @@ class ReplayPropertyTest {
           if (target != null && arg % 3 == 0) {
             b.dependsOn(List.of(target));
           }
+          if (arg % 6 == 1) {
+            b.notBefore(clock.instant().plusSeconds(arg % 40).plusNanos(123_456_789));
+          }
+          if (arg % 5 == 2) {
+            b.maxAttempts((int) (arg % 3) + 1);
+          }
           if (target != null && arg % 5 == 0) {
             b.origin("continues:" + target, null);
           } else if (arg % 4 == 0) {
             b.origin("tracker:ops", "evt-" + (arg % 11));
           }
-          tasks.add(ledger.file(b.build()));
+          if (arg % 7 == 3) {
+            // a batch: this spec, and a copy from the same origin (filed once) or a second task
+            TaskSpec one = b.build();
+            TaskSpec two = b.origin(one.origin(), one.upstreamEvent()).build();
+            tasks.addAll(ledger.fileAll(List.of(one, two)));
+          } else {
+            tasks.add(ledger.file(b.build()));
+          }
         }
         case 2, 3 -> {
           if (target != null) {
@@ -108,7 +121,18 @@ class ReplayPropertyTest {
                 ledger.claimBatch(
                     domain, "batch", Duration.ofSeconds(30), SKILLS, Label.RESTRICTED, 3));
         case 6 -> {
-          if (!leases.isEmpty()) {
+          if (leases.size() >= 2 && arg % 3 == 0) {
+            // a batch completion of the first lease's domain (a stale lease is refused, not thrown)
+            String d = ledger.get(leases.get(0).taskId()).spec().domain();
+            List<Completion> batch = new ArrayList<>();
+            for (Lease l : List.copyOf(leases)) {
+              if (ledger.get(l.taskId()).spec().domain().equals(d)) {
+                batch.add(new Completion(l, batch.size() % 2 == 0 ? null : "batch " + arg));
+                leases.remove(l);
+              }
+            }
+            ledger.completeAll(d, batch);
+          } else if (!leases.isEmpty()) {
             ledger.complete(
                 leases.remove((int) (arg % leases.size())), arg % 2 == 0 ? null : "done " + arg);
           }
@@ -153,6 +177,27 @@ class ReplayPropertyTest {
                     Label.values()[(int) (arg % 4)],
                     "d" + (arg % 4),
                     arg % 3 == 0 ? "" : "n" + arg));
+        case 13 -> {
+          if (!leases.isEmpty()) {
+            ledger.fail(
+                leases.remove((int) (arg % leases.size())),
+                "failure " + arg,
+                2,
+                Duration.ofSeconds(arg % 20));
+            tasks.clear();
+            tasks.addAll(allIds());
+          }
+        }
+        case 14 -> {
+          if (arg % 2 == 0) {
+            ledger.admitDue(domain, 5);
+          } else {
+            List<Task> dead = ledger.deadLetters(domain);
+            if (!dead.isEmpty()) {
+              tasks.add(ledger.refile(dead.get((int) (arg % dead.size())).id()));
+            }
+          }
+        }
         default -> {
           if (arg % 2 == 0) {
             ledger.scrubPromotions(domain, "entry/" + (arg % 3));

@@ -36,7 +36,8 @@ public final class BenchMain {
    * of 10,000 schemas (some 500,000 files), and for minutes after the drop the file system slowed
    * whatever ran next (measured: B7 at 34 new schemas/s right after it, 87 to 99 on its own).
    */
-  private static final List<String> ALL = List.of("B1", "B2", "B3", "B4", "B5", "B7", "B8", "B6");
+  private static final List<String> ALL =
+      List.of("B1", "B2", "B3", "B4", "B5", "B9", "B10", "B12", "B7", "B8", "B6");
 
   private BenchMain() {}
 
@@ -122,6 +123,9 @@ public final class BenchMain {
           case "B3" -> b3 = ClaimDepthBench.run(ctx);
           case "B4" -> BatchClaimBench.run(ctx);
           case "B5" -> ReplayBench.run(ctx);
+          case "B9" -> WorkerBench.throughput(ctx);
+          case "B10" -> WorkerBench.pickup(ctx);
+          case "B12" -> WorkerBench.enqueue(ctx);
           case "B6" -> MigrationBench.noOp(ctx);
           case "B7" -> MigrationBench.newDomains(ctx);
           case "B8" -> MigrationBench.fleet(ctx);

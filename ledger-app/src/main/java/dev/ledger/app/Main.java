@@ -53,6 +53,7 @@ import picocli.CommandLine.UnmatchedArgumentException;
       LedgerCommands.Promotions.class,
       LedgerCommands.Scrub.class,
       LedgerCommands.Replay.class,
+      dev.ledger.app.work.WorkCommand.class,
       DemoCommand.class
     })
 public final class Main {

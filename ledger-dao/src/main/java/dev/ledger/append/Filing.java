@@ -72,6 +72,8 @@ public final class Filing {
     Filed filed = fileRow(tx, spec);
     if (filed.row() == null) {
       transitions.admitIfProposed(tx, filed.id());
+    } else if (spec.notBefore() != null && spec.notBefore().isAfter(engine.now())) {
+      // delayed: it stays proposed until a worker pool of its domain admits it at its time
     } else {
       log.applyToRow(tx, filed.ctx(), filed.row(), engine.now(), new Event.Admitted());
     }
@@ -115,7 +117,20 @@ public final class Filing {
   }
 
   private TasksRecord insert(DSLContext ctx, String id, TaskSpec spec) {
-    Instant now = engine.now();
+    return insert(ctx, id, engine.now(), spec);
+  }
+
+  /**
+   * Writes a new task in a context on the operation's transaction (no idempotency check): its
+   * {@code created} event, row, claim class, dependency edges and route.
+   *
+   * @param ctx a context mapped to the domain's schema
+   * @param id the new id
+   * @param now the event's time
+   * @param spec the validated spec
+   * @return the new row
+   */
+  TasksRecord insert(DSLContext ctx, String id, Instant now, TaskSpec spec) {
     log.append(ctx, id, now, new Event.Created(id, spec));
     TasksRecord row = Projection.created(id, now, spec);
     ClaimIndex.filed(ctx, engine.statements(), row);

@@ -48,13 +48,22 @@ public final class Transitions {
           if (!Status.PROPOSED.wire().equals(row.getStatus())) {
             throw wrong(row, "admit", "only a proposed task can be admitted");
           }
+          if (row.getNotBefore() != null && row.getNotBefore().isAfter(engine.now())) {
+            throw wrong(
+                row,
+                "admit",
+                "it may not run before "
+                    + row.getNotBefore()
+                    + "; a worker pool of its domain admits it then");
+          }
           return new Event.Admitted();
         });
   }
 
   /**
-   * Admits a task if it is still proposed; does nothing in any other state (a retried {@code
-   * fileAndAdmit} whose first attempt committed).
+   * Admits a task if it is still proposed and not delayed past now ({@code not_before}); does
+   * nothing otherwise (a retried {@code fileAndAdmit} whose first attempt committed, a delayed
+   * task).
    *
    * @param tx the operation's transaction context
    * @param id the task id
@@ -64,7 +73,11 @@ public final class Transitions {
     apply(
         tx,
         id,
-        row -> Status.PROPOSED.wire().equals(row.getStatus()) ? new Event.Admitted() : null);
+        row ->
+            Status.PROPOSED.wire().equals(row.getStatus())
+                    && (row.getNotBefore() == null || !row.getNotBefore().isAfter(engine.now()))
+                ? new Event.Admitted()
+                : null); // a delayed task stays proposed until a worker pool admits it
   }
 
   /**

@@ -57,6 +57,13 @@ public sealed interface Event {
       s.put("created_by", spec.createdBy());
       s.put("classification", spec.classification().wire());
       s.put("priority", spec.priority());
+      // extensions for worker pools, only when set: otherwise the payload is the reference's
+      if (spec.notBefore() != null) {
+        s.put("not_before", Rfc3339.format(spec.notBefore()));
+      }
+      if (spec.maxAttempts() != 0) {
+        s.put("max_attempts", spec.maxAttempts());
+      }
       ObjectNode p = JSON.objectNode();
       p.put("id", id);
       p.set("spec", s);
@@ -242,7 +249,9 @@ public sealed interface Event {
                   nullable(s, "upstream_event"),
                   text(s, "created_by"),
                   Label.parse(text(s, "classification")),
-                  s.required("priority").asLong()));
+                  s.required("priority").asLong(),
+                  s.hasNonNull("not_before") ? Rfc3339.parse(text(s, "not_before")) : null,
+                  s.hasNonNull("max_attempts") ? s.get("max_attempts").asInt() : 0));
         }
         case "admitted" -> new Admitted();
         case "claimed" -> new Claimed(text(p, "holder"), Rfc3339.parse(text(p, "until")));

@@ -54,7 +54,9 @@ final class EventReader {
     "upstream_event",
     "created_by",
     "classification",
-    "priority"
+    "priority",
+    "not_before",
+    "max_attempts"
   };
   private static final String[] CLAIMED = {"holder", "until"};
   private static final String[] UNTIL = {"until"};
@@ -111,7 +113,9 @@ final class EventReader {
                   nullable(s[6]),
                   text(s[7]),
                   label(s[8]),
-                  integer(s[9])));
+                  integer(s[9]),
+                  s[10] == null || s[10] == NULL ? null : Rfc3339.parse(text(s[10])),
+                  s[11] == null || s[11] == NULL ? 0 : attempts(s[11])));
         }
         case "admitted" -> {
           object(p, NONE, null);
@@ -265,6 +269,14 @@ final class EventReader {
       return l;
     }
     throw NOT_PLAIN;
+  }
+
+  private static int attempts(Object v) {
+    long n = integer(v);
+    if (n < Integer.MIN_VALUE || n > Integer.MAX_VALUE) {
+      throw NOT_PLAIN;
+    }
+    return (int) n;
   }
 
   @SuppressWarnings("unchecked")

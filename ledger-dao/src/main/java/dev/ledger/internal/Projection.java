@@ -47,7 +47,9 @@ public final class Projection {
         .setReason(null)
         .setSupersededBy(null)
         .setPostedTo(null)
-        .setBlocked(false);
+        .setBlocked(false)
+        .setNotBefore(spec.notBefore())
+        .setMaxAttempts((long) spec.maxAttempts());
   }
 
   /**

@@ -89,7 +89,7 @@ class SchemaInstallerTest {
     String byFlyway = DomainSchemas.schemaName("made-by-flyway");
     String installed = DomainSchemas.schemaName("made-by-install");
     MigrateResult flyway = LedgerMigrations.migrateDomain(ds(), byFlyway);
-    assertThat(flyway.migrationsExecuted).isEqualTo(6);
+    assertThat(flyway.migrationsExecuted).isEqualTo(7);
 
     List<String> applied;
     try (Connection c = ds().getConnection()) {
@@ -97,9 +97,9 @@ class SchemaInstallerTest {
       assertThat(c.getAutoCommit()).isTrue();
     }
 
-    assertThat(applied).containsExactlyElementsOf(TestDatabases.versions(1, "6"));
+    assertThat(applied).containsExactlyElementsOf(TestDatabases.versions(1, "7"));
     assertThat(catalog(installed)).isNotEmpty().isEqualTo(catalog(byFlyway));
-    assertThat(history(installed)).hasSize(7).isEqualTo(history(byFlyway));
+    assertThat(history(installed)).hasSize(8).isEqualTo(history(byFlyway));
     MigrateResult again = LedgerMigrations.migrateDomain(ds(), installed);
     assertThat(again.migrationsExecuted).isZero();
     LedgerMigrations.domain(ds(), installed).load().validate(); // throws when a checksum differs
@@ -225,12 +225,12 @@ class SchemaInstallerTest {
           .isInstanceOf(SchemaInstaller.StaleHistoryException.class)
           .hasMessage(byInstaller + ": its history now ends at 3, not 2; nothing was applied");
       assertThat(history(byInstaller)).hasSize(4);
-      assertThat(installer.migrate(c, byInstaller, "3")).containsExactly("4", "5", "6", "100");
+      assertThat(installer.migrate(c, byInstaller, "3")).containsExactly("4", "5", "6", "7", "100");
       assertThat(installer.migrate(c, byInstaller, "100")).isEmpty();
     }
 
     assertThat(catalog(byInstaller)).isEqualTo(catalog(byFlyway));
-    assertThat(history(byInstaller)).hasSize(8).isEqualTo(history(byFlyway));
+    assertThat(history(byInstaller)).hasSize(9).isEqualTo(history(byFlyway));
     assertThat(
             LedgerMigrations.domain(ds(), byInstaller)
                 .locations(LedgerMigrations.DOMAIN_LOCATION, extra)
@@ -263,8 +263,8 @@ class SchemaInstallerTest {
               .findFirst()
               .orElseThrow();
       assertThat(r.state()).isEqualTo(SchemaState.CREATED);
-      assertThat(r.applied()).containsExactlyElementsOf(TestDatabases.versions(1, "6"));
-      assertThat(r.versionAfter()).isEqualTo("6");
+      assertThat(r.applied()).containsExactlyElementsOf(TestDatabases.versions(1, "7"));
+      assertThat(r.versionAfter()).isEqualTo("7");
       assertThat(r.checksums()).isEqualTo(ChecksumState.MATCH);
     }
     // the job's own full check agrees: nothing to do, checksums and catalog as expected
@@ -315,7 +315,7 @@ class SchemaInstallerTest {
             assertThat(r.applied())
                 .isEqualTo(
                     r.state() == SchemaState.CREATED
-                        ? List.of("1", "2", "3", "4", "5", "6", "100")
+                        ? List.of("1", "2", "3", "4", "5", "6", "7", "100")
                         : List.of("100"));
           }
           MigrationReport verified =
@@ -391,8 +391,8 @@ class SchemaInstallerTest {
     assertThat(report.ok()).isTrue();
     SchemaReport r =
         report.domains().stream().filter(s -> s.schema().equals(schema)).findFirst().orElseThrow();
-    assertThat(r.applied()).containsExactly("4", "5", "6");
-    assertThat(r.versionAfter()).isEqualTo("6");
+    assertThat(r.applied()).containsExactly("4", "5", "6", "7");
+    assertThat(r.versionAfter()).isEqualTo("7");
     assertThat(report.counts().installs()).isZero();
     assertThat(report.counts().flywayRuns()).isEqualTo(1);
   }

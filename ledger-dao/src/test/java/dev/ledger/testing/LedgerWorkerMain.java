@@ -33,6 +33,10 @@ import javax.sql.DataSource;
  *   <li>{@code file-first <jdbcUrl> <name> <barrierDir> <out> <domain>...}: after the barrier,
  *       opens the ledger and files one task in each domain (titled {@code filed by <name>}); writes
  *       one id per line.
+ *   <li>{@code pool <jdbcUrl> <domain> <holder> <threads> <leaseMs> <log>}: runs a {@link
+ *       dev.ledger.worker.WorkerPool} until killed (or SIGTERM, which closes it); its handler
+ *       appends {@code <task> <attempt> <holder>} to the log for each task it starts (flushed at
+ *       once, so a kill loses no line), sleeps 4 ms, and completes the task.
  * </ul>
  */
 public final class LedgerWorkerMain {
@@ -51,7 +55,7 @@ public final class LedgerWorkerMain {
       System.err.println("usage: drain|hold|file-first <jdbcUrl> ...");
       System.exit(2);
     }
-    try (HikariDataSource pool = PostgresExtension.pool(args[1], 4)) {
+    try (HikariDataSource pool = PostgresExtension.pool(args[1], 10)) {
       String[] rest = Arrays.copyOfRange(args, 2, args.length);
       switch (args[0]) {
         case "drain":
@@ -59,6 +63,9 @@ public final class LedgerWorkerMain {
           break;
         case "hold":
           hold(open(pool), rest[0], rest[1], Duration.ofMillis(Long.parseLong(rest[2])), rest[3]);
+          break;
+        case "pool":
+          pool(pool, rest[0], rest[1], Integer.parseInt(rest[2]), Long.parseLong(rest[3]), rest[4]);
           break;
         case "file-first":
           fileFirst(
@@ -106,6 +113,45 @@ public final class LedgerWorkerMain {
     write(Paths.get(out), List.of(lease.get().token() + " " + lease.get().until()));
     System.out.println(holder + " holds " + lease.get().taskId() + "; waiting to be killed");
     Thread.sleep(Long.MAX_VALUE);
+  }
+
+  private static void pool(
+      DataSource ds, String domain, String holder, int threads, long leaseMs, String log)
+      throws IOException, InterruptedException {
+    Ledger ledger = open(ds);
+    try (java.io.FileOutputStream out = new java.io.FileOutputStream(log, true)) {
+      java.util.concurrent.CountDownLatch stop = new java.util.concurrent.CountDownLatch(1);
+      dev.ledger.worker.WorkerPool workers =
+          dev.ledger.worker.WorkerPool.builder(ledger)
+              .dataSource(ds)
+              .holder(holder)
+              .concurrency(threads)
+              .lease(Duration.ofMillis(leaseMs))
+              .pollInterval(Duration.ofMillis(300))
+              .domain(
+                  domain,
+                  (task, ctx) -> {
+                    byte[] line =
+                        (task.id() + " " + ctx.lease().attempt() + " " + holder + "\n")
+                            .getBytes(StandardCharsets.UTF_8);
+                    synchronized (out) {
+                      out.write(line);
+                      out.flush();
+                    }
+                    Thread.sleep(4);
+                    return dev.ledger.worker.Outcome.done();
+                  })
+              .start();
+      Runtime.getRuntime()
+          .addShutdownHook(
+              new Thread(
+                  () -> {
+                    workers.close();
+                    stop.countDown();
+                  }));
+      System.out.println(holder + " running");
+      stop.await();
+    }
   }
 
   private static void fileFirst(

@@ -12,6 +12,7 @@ import dev.ledger.schema.LedgerMigrations;
 import dev.ledger.testing.PostgresExtension;
 import dev.ledger.testing.TestServer;
 import java.sql.SQLException;
+import java.util.List;
 import java.util.Map;
 import org.flywaydb.core.api.FlywayException;
 import org.junit.jupiter.api.AfterEach;
@@ -22,9 +23,11 @@ import org.springframework.boot.autoconfigure.flyway.FlywayAutoConfiguration;
 import org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration;
 import org.springframework.boot.autoconfigure.jdbc.DataSourceTransactionManagerAutoConfiguration;
 import org.springframework.boot.autoconfigure.jdbc.JdbcTemplateAutoConfiguration;
+import org.springframework.boot.autoconfigure.transaction.TransactionAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.jdbc.datasource.TransactionAwareDataSourceProxy;
+import org.springframework.transaction.support.TransactionTemplate;
 
 /**
  * The auto-configuration on Spring Boot 3.5 (this module's compile and test line; compat/ runs an
@@ -92,6 +95,90 @@ class LedgerAutoConfigurationTest {
               assertThat(ledger.get(id).status()).isEqualTo(Status.ADMITTED);
               assertThat(jdbc.queryForObject("SELECT count(*) FROM orders", Long.class)).isZero();
             });
+  }
+
+  @Test
+  void aTransactionTemplateRollbackTakesTheTaskWithItAndACommitKeepsBoth() throws SQLException {
+    runner()
+        .withConfiguration(AutoConfigurations.of(TransactionAutoConfiguration.class))
+        .withPropertyValues("ledger.migration.domains=orders")
+        .run(
+            ctx -> {
+              assertThat(ctx).hasNotFailed();
+              Ledger ledger = ctx.getBean(Ledger.class);
+              JdbcTemplate jdbc = ctx.getBean(JdbcTemplate.class);
+              TransactionTemplate tx = ctx.getBean(TransactionTemplate.class);
+              String[] ids = new String[2];
+              long[][] txids = new long[2][];
+              for (int i = 0; i < 2; i++) {
+                int n = i;
+                tx.executeWithoutResult(
+                    status -> {
+                      long before = txid(jdbc);
+                      jdbc.update("INSERT INTO orders (id, total) VALUES (?, 100)", "o" + n);
+                      ids[n] =
+                          ledger.fileAndAdmit(TaskSpec.builder("orders", "Ship o" + n).build());
+                      txids[n] = new long[] {before, txid(jdbc)};
+                      if (n == 0) {
+                        status.setRollbackOnly();
+                      }
+                    });
+              }
+              assertThat(txids[0][1]).isEqualTo(txids[0][0]);
+              assertThat(txids[1][1]).isEqualTo(txids[1][0]);
+              String schema =
+                  jdbc.queryForObject(
+                      "SELECT schema FROM ledger_domains WHERE domain = 'orders'", String.class);
+              for (int i = 0; i < 2; i++) {
+                long expected = i == 0 ? 0 : 1;
+                assertThat(
+                        List.of(
+                            count(jdbc, "SELECT count(*) FROM orders WHERE id = ?", "o" + i),
+                            count(
+                                jdbc,
+                                "SELECT count(*) FROM " + schema + ".tasks WHERE id = ?",
+                                ids[i]),
+                            count(jdbc, "SELECT count(*) FROM ledger_tasks WHERE id = ?", ids[i]),
+                            count(
+                                jdbc,
+                                "SELECT count(*) FROM " + schema + ".events WHERE task_id = ?",
+                                ids[i])))
+                    .containsExactly(expected, expected, expected, 2 * expected);
+              }
+              assertThat(ledger.get(ids[1]).status()).isEqualTo(Status.ADMITTED);
+            });
+  }
+
+  @Test
+  void aServiceWithoutMigrationsOfItsOwnStillStartsWithBootsFlywayOn() throws SQLException {
+    // ledger-dao brings flyway-core, which switches Boot 3's Flyway auto-configuration on; with no
+    // migrations at its location it must neither fail nor stand in the ledger's way
+    runner()
+        .withPropertyValues("spring.flyway.locations=classpath:db/nothing-here")
+        .run(
+            ctx -> {
+              assertThat(ctx).hasNotFailed();
+              assertThat(ctx).hasBean("flyway");
+              Ledger ledger = ctx.getBean(Ledger.class);
+              String id = ledger.fileAndAdmit(TaskSpec.builder("orders", "Ship o1").build());
+              assertThat(ledger.get(id).status()).isEqualTo(Status.ADMITTED);
+              // Boot's Flyway ran first and left an empty history table of its own in public, so
+              // a V1 the service adds later runs (its Flyway finds its history, not a non-empty
+              // schema without one)
+              assertThat(
+                      ctx.getBean(JdbcTemplate.class)
+                          .queryForObject(
+                              "SELECT count(*) FROM public.flyway_schema_history", Long.class))
+                  .isZero();
+            });
+  }
+
+  private static long txid(JdbcTemplate jdbc) {
+    return jdbc.queryForObject("SELECT txid_current()", Long.class);
+  }
+
+  private static long count(JdbcTemplate jdbc, String sql, String arg) {
+    return jdbc.queryForObject(sql, Long.class, arg);
   }
 
   @Test

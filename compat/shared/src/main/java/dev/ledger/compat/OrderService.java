@@ -2,6 +2,7 @@ package dev.ledger.compat;
 
 import dev.ledger.Ledger;
 import dev.ledger.TaskSpec;
+import java.util.List;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.stereotype.Service;
 import org.springframework.transaction.annotation.Transactional;
@@ -31,16 +32,16 @@ public class OrderService {
   }
 
   /**
-   * What {@link #place} did, with the transaction id seen before and after each ledger call.
+   * What {@link #place} or {@link #placeInTwoCalls} did, with {@code txid_current()} seen before
+   * the ledger was called and after each ledger call.
    *
    * @param taskId the shipping task's id
    * @param txBefore {@code txid_current()} before the ledger was called
-   * @param txAfterFile {@code txid_current()} after {@code file}
-   * @param txAfterAdmit {@code txid_current()} after {@code admit}
+   * @param txAfterEach {@code txid_current()} after each ledger call, in order
    */
-  public record Placed(String taskId, long txBefore, long txAfterFile, long txAfterAdmit) {}
+  public record Placed(String taskId, long txBefore, List<Long> txAfterEach) {}
 
-  /** Thrown by {@link #place} when asked to fail after the task was filed; rolls back. */
+  /** Thrown when asked to fail after the task was filed; rolls the whole transaction back. */
   public static final class OrderRejected extends RuntimeException {
     private static final long serialVersionUID = 1L;
 
@@ -54,9 +55,10 @@ public class OrderService {
   }
 
   /**
-   * Inserts an order and files and admits its shipping task, in one transaction.
+   * Inserts an order, and files and admits its shipping task in one ledger call ({@code
+   * fileAndAdmit}), all in one transaction.
    *
-   * @param orderId the order's id, the task's origin
+   * @param orderId the order's id; the task's origin is {@code order:<orderId>}
    * @param total the order's total in cents
    * @param failAfterFiling true to throw {@link OrderRejected} after both writes (all roll back)
    * @return what was written
@@ -66,15 +68,38 @@ public class OrderService {
   public Placed place(String orderId, long total, boolean failAfterFiling) {
     long before = txid();
     jdbc.update("INSERT INTO orders (id, total) VALUES (?, ?)", orderId, total);
-    String taskId =
-        ledger.file(
-            TaskSpec.builder(DOMAIN, "Ship order " + orderId)
-                .origin("order:" + orderId, "order-placed")
-                .build());
+    String taskId = ledger.fileAndAdmit(shipping(orderId));
+    return done(new Placed(taskId, before, List.of(txid())), failAfterFiling);
+  }
+
+  /**
+   * The same with two ledger calls, {@code file} then {@code admit}, both in the caller's
+   * transaction.
+   *
+   * @param orderId the order's id
+   * @param total the order's total in cents
+   * @param failAfterFiling true to throw {@link OrderRejected} after all writes (all roll back)
+   * @return what was written
+   * @throws OrderRejected when {@code failAfterFiling}
+   */
+  @Transactional
+  public Placed placeInTwoCalls(String orderId, long total, boolean failAfterFiling) {
+    long before = txid();
+    jdbc.update("INSERT INTO orders (id, total) VALUES (?, ?)", orderId, total);
+    String taskId = ledger.file(shipping(orderId));
     long afterFile = txid();
     ledger.admit(taskId);
-    Placed placed = new Placed(taskId, before, afterFile, txid());
-    if (failAfterFiling) {
+    return done(new Placed(taskId, before, List.of(afterFile, txid())), failAfterFiling);
+  }
+
+  private static TaskSpec shipping(String orderId) {
+    return TaskSpec.builder(DOMAIN, "Ship order " + orderId)
+        .origin("order:" + orderId, "order-placed")
+        .build();
+  }
+
+  private static Placed done(Placed placed, boolean fail) {
+    if (fail) {
       throw new OrderRejected(placed);
     }
     return placed;

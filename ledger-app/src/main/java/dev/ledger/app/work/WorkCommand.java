@@ -1,0 +1,234 @@
+package dev.ledger.app.work;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.ledger.Label;
+import dev.ledger.Task;
+import dev.ledger.app.DatabaseOptions;
+import dev.ledger.app.Durations;
+import dev.ledger.app.ExitCodes;
+import dev.ledger.app.Output;
+import dev.ledger.worker.Outcome;
+import dev.ledger.worker.RetryPolicy;
+import dev.ledger.worker.TaskContext;
+import dev.ledger.worker.WorkerPool;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+/**
+ * {@code ledger-app work}: a generic worker for operators. Runs a {@link WorkerPool} over one
+ * domain whose handler runs a shell command per task: the task as JSON on its standard input; exit
+ * 0 completes the task (standard output, trimmed, is the handoff), any other exit fails it with its
+ * standard error as the error, retried with backoff up to {@code --max-attempts}. A lost lease (or
+ * the pool closing) kills the command. SIGTERM (or Ctrl-C) closes the pool: no new claims, running
+ * commands get {@code --shutdown-timeout} to finish, the rest are killed and their leases released.
+ */
+@Command(
+    name = "work",
+    mixinStandardHelpOptions = true,
+    description = {
+      "Run a command for each task of a domain: the task as JSON on stdin; exit 0 completes it",
+      "(stdout is the handoff), non-zero fails it with stderr as the error (retried with backoff,",
+      "then a dead letter). Stops cleanly on SIGTERM."
+    },
+    footer = {
+      "",
+      "Example:",
+      "  ledger-app work --url jdbc:postgresql://db/ledger?user=w --domain mail \\",
+      "      --command 'jq -r .spec.body | sendmail -t' --concurrency 4 --max-attempts 5"
+    })
+public final class WorkCommand implements Callable<Integer> {
+
+  private static final int MAX_CAPTURE = 64 * 1024;
+
+  @Mixin DatabaseOptions database;
+
+  @Spec picocli.CommandLine.Model.CommandSpec spec;
+
+  @Option(names = "--domain", required = true, description = "The domain to work on.")
+  String domain;
+
+  @Option(
+      names = "--command",
+      required = true,
+      description = "The command, run with /bin/sh -c for each task.")
+  String command;
+
+  @Option(names = "--holder", description = "The holder name (default: host, pid, random).")
+  String holder;
+
+  @Option(
+      names = "--concurrency",
+      defaultValue = "1",
+      description = "Commands run at once (default: ${DEFAULT-VALUE}).")
+  int concurrency;
+
+  @Option(
+      names = "--lease",
+      defaultValue = "60s",
+      converter = Durations.class,
+      description = "Lease length, heartbeated every third (default: ${DEFAULT-VALUE}).")
+  Duration lease;
+
+  @Option(
+      names = "--poll",
+      defaultValue = "5s",
+      converter = Durations.class,
+      description = "Poll interval when no wake-up comes (default: ${DEFAULT-VALUE}).")
+  Duration poll;
+
+  @Option(
+      names = "--max-attempts",
+      defaultValue = "5",
+      description = "Runs per task before it is a dead letter (default: ${DEFAULT-VALUE}).")
+  int maxAttempts;
+
+  @Option(
+      names = "--backoff",
+      defaultValue = "1s",
+      converter = Durations.class,
+      description = "Wait after the first failure, doubling up to 5m (default: ${DEFAULT-VALUE}).")
+  Duration backoff;
+
+  @Option(
+      names = "--shutdown-timeout",
+      defaultValue = "30s",
+      converter = Durations.class,
+      description = "How long SIGTERM waits for running commands (default: ${DEFAULT-VALUE}).")
+  Duration shutdownTimeout;
+
+  @Option(names = "--can", paramLabel = "R", description = "A requirement met (repeatable).")
+  List<String> can = new ArrayList<>();
+
+  @Option(
+      names = "--handling",
+      defaultValue = "public",
+      description = "Highest label handled (default: ${DEFAULT-VALUE}).")
+  String handling;
+
+  @Override
+  public Integer call() throws InterruptedException {
+    PrintWriter out = spec.commandLine().getOut();
+    RetryPolicy retry =
+        new RetryPolicy(maxAttempts, backoff, max(backoff, Duration.ofMinutes(5)), 2.0, 0.2);
+    try (DatabaseOptions.OpenDatabase db = database.open()) {
+      WorkerPool.Builder b =
+          WorkerPool.builder(db.ledger())
+              .dataSource(db.dataSource())
+              .domain(domain, this::run)
+              .concurrency(concurrency)
+              .lease(lease)
+              .pollInterval(poll)
+              .retry(retry)
+              .shutdownTimeout(shutdownTimeout)
+              .manifest(can)
+              .handling(Label.parse(handling));
+      if (holder != null) {
+        b.holder(holder);
+      }
+      WorkerPool pool = b.start();
+      CountDownLatch stopped = new CountDownLatch(1);
+      Thread hook =
+          new Thread(
+              () -> {
+                pool.close();
+                stopped.countDown();
+              },
+              "ledger-work-shutdown");
+      Runtime.getRuntime().addShutdownHook(hook);
+      out.println(
+          "working on " + domain + " as " + pool.holder() + " (" + concurrency + " at once)");
+      out.flush();
+      stopped.await();
+      return ExitCodes.OK;
+    }
+  }
+
+  private static Duration max(Duration a, Duration b) {
+    return a.compareTo(b) >= 0 ? a : b;
+  }
+
+  /** Runs the command for one task. */
+  private Outcome run(Task task, TaskContext ctx) throws IOException, InterruptedException {
+    ObjectNode doc = Output.task(task);
+    doc.put("attempt", ctx.attempt());
+    doc.put("max_attempts", ctx.maxAttempts());
+    doc.put("lease", ctx.lease().token());
+    ProcessBuilder pb = new ProcessBuilder("/bin/sh", "-c", command);
+    pb.environment().put("LEDGER_TASK_ID", task.id());
+    pb.environment().put("LEDGER_DOMAIN", task.spec().domain());
+    pb.environment().put("LEDGER_ATTEMPT", Integer.toString(ctx.attempt()));
+    Process p = pb.start();
+    Capture stdout = new Capture(p.getInputStream());
+    Capture stderr = new Capture(p.getErrorStream());
+    try {
+      try (OutputStream in = p.getOutputStream()) {
+        in.write((doc.toString() + "\n").getBytes(StandardCharsets.UTF_8));
+      } catch (IOException e) {
+        // the command did not read its input; its exit code says the rest
+      }
+      int code = p.waitFor();
+      stdout.join();
+      stderr.join();
+      if (code == 0) {
+        String handoff = stdout.text().strip();
+        return Outcome.done(handoff.isEmpty() ? null : handoff);
+      }
+      String err = stderr.text().strip();
+      return Outcome.failed("exit " + code + (err.isEmpty() ? "" : ": " + err));
+    } finally {
+      if (p.isAlive()) {
+        p.descendants().forEach(ProcessHandle::destroyForcibly);
+        p.destroyForcibly();
+      }
+    }
+  }
+
+  /** Reads a stream to its end on a thread of its own, keeping the first 64 KiB. */
+  private static final class Capture extends Thread {
+    private final InputStream in;
+    private final ByteArrayOutputStream kept = new ByteArrayOutputStream();
+
+    Capture(InputStream in) {
+      this.in = in;
+      setDaemon(true);
+      start();
+    }
+
+    @Override
+    public void run() {
+      byte[] buf = new byte[8192];
+      try {
+        int n;
+        while ((n = in.read(buf)) >= 0) {
+          synchronized (kept) {
+            int room = MAX_CAPTURE - kept.size();
+            if (room > 0) {
+              kept.write(buf, 0, Math.min(room, n));
+            }
+          }
+        }
+      } catch (IOException e) {
+        // the process ended or was killed
+      }
+    }
+
+    String text() {
+      synchronized (kept) {
+        return kept.toString(StandardCharsets.UTF_8);
+      }
+    }
+  }
+}

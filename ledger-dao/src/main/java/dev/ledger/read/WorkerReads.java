@@ -1,0 +1,138 @@
+package dev.ledger.read;
+
+import static dev.ledger.codegen.db.ledger_template.Tables.TASKS;
+
+import dev.ledger.FailureRecord;
+import dev.ledger.InvalidInputException;
+import dev.ledger.Status;
+import dev.ledger.Task;
+import dev.ledger.Validation;
+import dev.ledger.internal.Rows;
+import dev.ledger.tx.Engine;
+import dev.ledger.tx.Tx;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.jooq.DSLContext;
+import org.jooq.impl.DSL;
+
+/**
+ * The reads worker pools make: a batch's tasks in one query, the next delayed task's time, a
+ * domain's dead letters and its counts by status. Thread-safe.
+ */
+public final class WorkerReads {
+
+  private final Engine engine;
+
+  /**
+   * Creates the reads.
+   *
+   * @param engine the ledger's shared state
+   */
+  public WorkerReads(Engine engine) {
+    this.engine = engine;
+  }
+
+  private Optional<DSLContext> domain(Tx tx, String domain) {
+    Validation.domain(domain);
+    return engine.schemaOf(tx, domain).map(tx::forSchema);
+  }
+
+  /**
+   * Several tasks of one domain, in the order of {@code ids}; ids without a task there left out.
+   *
+   * @param tx the operation's context
+   * @param domain the domain
+   * @param ids the ids, not null
+   * @return the tasks found
+   */
+  public List<Task> tasks(Tx tx, String domain, Collection<String> ids) {
+    if (ids == null) {
+      throw new InvalidInputException("ids", "must not be null");
+    }
+    Optional<DSLContext> ctx = domain(tx, domain);
+    if (ids.isEmpty() || ctx.isEmpty()) {
+      return List.of();
+    }
+    Map<String, Task> byId = new HashMap<>();
+    for (Task t : ctx.get().selectFrom(TASKS).where(TASKS.ID.in(ids)).fetch(Rows::task)) {
+      byId.put(t.id(), t);
+    }
+    List<Task> out = new ArrayList<>(byId.size());
+    for (String id : ids) {
+      Task t = byId.remove(id);
+      if (t != null) {
+        out.add(t);
+      }
+    }
+    return List.copyOf(out);
+  }
+
+  /**
+   * The earliest start time among a domain's delayed tasks not yet admitted.
+   *
+   * @param tx the operation's context
+   * @param domain the domain
+   * @return the time, or empty
+   */
+  public Optional<Instant> nextDue(Tx tx, String domain) {
+    return domain(tx, domain)
+        .flatMap(
+            ctx ->
+                ctx.select(TASKS.NOT_BEFORE)
+                    .from(TASKS)
+                    .where(TASKS.STATUS.eq(DSL.inline(Status.PROPOSED.wire())))
+                    .and(TASKS.NOT_BEFORE.isNotNull())
+                    .orderBy(TASKS.NOT_BEFORE)
+                    .limit(1)
+                    .fetchOptional(TASKS.NOT_BEFORE));
+  }
+
+  /**
+   * A domain's dead letters, oldest first.
+   *
+   * @param tx the operation's context
+   * @param domain the domain
+   * @return the tasks
+   */
+  public List<Task> deadLetters(Tx tx, String domain) {
+    return domain(tx, domain)
+        .map(
+            ctx ->
+                ctx.selectFrom(TASKS)
+                    .where(TASKS.STATUS.eq(DSL.inline(Status.INVALIDATED.wire())))
+                    .and(TASKS.REASON.startsWith(FailureRecord.DEAD_LETTER + " "))
+                    .orderBy(TASKS.CREATED.asc())
+                    .fetch(Rows::task))
+        .orElse(List.of());
+  }
+
+  /**
+   * A domain's task counts by status, every status present.
+   *
+   * @param tx the operation's context
+   * @param domain the domain
+   * @return the counts
+   */
+  public Map<Status, Long> countByStatus(Tx tx, String domain) {
+    EnumMap<Status, Long> counts = new EnumMap<>(Status.class);
+    for (Status st : Status.values()) {
+      counts.put(st, 0L);
+    }
+    domain(tx, domain)
+        .ifPresent(
+            ctx ->
+                ctx.select(TASKS.STATUS, DSL.count())
+                    .from(TASKS)
+                    .groupBy(TASKS.STATUS)
+                    .fetch()
+                    .forEach(r -> counts.put(Status.parse(r.value1()), r.value2().longValue())));
+    return Collections.unmodifiableMap(counts);
+  }
+}

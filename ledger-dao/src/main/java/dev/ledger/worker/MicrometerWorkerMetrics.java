@@ -1,0 +1,132 @@
+package dev.ledger.worker;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * {@link WorkerMetrics} in a Micrometer {@link MeterRegistry} (Micrometer is an optional dependency
+ * of {@code ledger-dao}: this class is loaded only when used). Meters, each tagged {@code domain}:
+ *
+ * <ul>
+ *   <li>counters {@code ledger.tasks.claimed}, {@code ledger.tasks.completed}, {@code
+ *       ledger.tasks.failed}, {@code ledger.tasks.retried} (a retry filed), {@code
+ *       ledger.tasks.dead} (dead letters), {@code ledger.tasks.lease.lost};
+ *   <li>timers {@code ledger.claim.latency} (one {@code claimBatch}), {@code ledger.handler.time}
+ *       (tagged {@code outcome}: completed, failed, lost), {@code ledger.pickup.latency} (from
+ *       filing, or a delayed task's time, to its claim);
+ *   <li>gauges {@code ledger.tasks.depth} (tagged {@code status}), sampled by the pool every 15 s
+ *       with one grouped count per domain.
+ * </ul>
+ *
+ * <pre>{@code
+ * WorkerPool.builder(ledger).metrics(MicrometerWorkerMetrics.of(registry))...
+ * }</pre>
+ *
+ * Thread-safe.
+ */
+public final class MicrometerWorkerMetrics implements WorkerMetrics {
+
+  private final MeterRegistry registry;
+  private final Map<String, AtomicLong> depths = new ConcurrentHashMap<>();
+
+  private MicrometerWorkerMetrics(MeterRegistry registry) {
+    this.registry = registry;
+  }
+
+  /**
+   * Metrics recorded in a registry.
+   *
+   * @param registry the registry, not null
+   * @return the metrics
+   * @throws IllegalArgumentException when the registry is null
+   */
+  public static MicrometerWorkerMetrics of(MeterRegistry registry) {
+    if (registry == null) {
+      throw new IllegalArgumentException("registry: must not be null");
+    }
+    return new MicrometerWorkerMetrics(registry);
+  }
+
+  private Counter counter(String name, String domain) {
+    return Counter.builder(name).tag("domain", domain).register(registry);
+  }
+
+  @Override
+  public void claimed(String domain, int claimed, Duration took) {
+    Timer.builder("ledger.claim.latency").tag("domain", domain).register(registry).record(took);
+    if (claimed > 0) {
+      counter("ledger.tasks.claimed", domain).increment(claimed);
+    }
+  }
+
+  @Override
+  public void pickedUp(String domain, Duration pickup) {
+    Timer.builder("ledger.pickup.latency")
+        .tag("domain", domain)
+        .register(registry)
+        .record(pickup.isNegative() ? Duration.ZERO : pickup);
+  }
+
+  @Override
+  public void handled(String domain, String outcome, Duration took) {
+    Timer.builder("ledger.handler.time")
+        .tag("domain", domain)
+        .tag("outcome", outcome)
+        .register(registry)
+        .record(took);
+  }
+
+  @Override
+  public void completed(String domain) {
+    counter("ledger.tasks.completed", domain).increment();
+  }
+
+  @Override
+  public void retried(String domain) {
+    counter("ledger.tasks.retried", domain).increment();
+  }
+
+  @Override
+  public void failed(String domain) {
+    counter("ledger.tasks.failed", domain).increment();
+  }
+
+  @Override
+  public void dead(String domain) {
+    counter("ledger.tasks.dead", domain).increment();
+  }
+
+  @Override
+  public void leaseLost(String domain) {
+    counter("ledger.tasks.lease.lost", domain).increment();
+  }
+
+  @Override
+  public void depth(String domain, Map<String, Long> counts) {
+    counts.forEach(
+        (status, n) ->
+            depths
+                .computeIfAbsent(
+                    domain + "\u0000" + status,
+                    k -> {
+                      AtomicLong v = new AtomicLong();
+                      Gauge.builder("ledger.tasks.depth", v, AtomicLong::doubleValue)
+                          .tag("domain", domain)
+                          .tag("status", status)
+                          .register(registry);
+                      return v;
+                    })
+                .set(n));
+  }
+
+  @Override
+  public boolean wantsDepth() {
+    return true;
+  }
+}

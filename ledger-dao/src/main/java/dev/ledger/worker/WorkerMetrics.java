@@ -1,0 +1,92 @@
+package dev.ledger.worker;
+
+import java.time.Duration;
+
+/**
+ * What a {@link WorkerPool} reports as it works. {@link #NONE} ignores it all; {@link
+ * MicrometerWorkerMetrics} records it in a Micrometer {@code MeterRegistry}. Implementations must
+ * be thread-safe and cheap: they are called on the pool's threads.
+ */
+public interface WorkerMetrics {
+
+  /** Reports nothing. */
+  WorkerMetrics NONE = new WorkerMetrics() {};
+
+  /**
+   * A claim ran.
+   *
+   * @param domain the domain
+   * @param claimed how many tasks it claimed
+   * @param took how long the claim took
+   */
+  default void claimed(String domain, int claimed, Duration took) {}
+
+  /**
+   * A claimed task reached its handler.
+   *
+   * @param domain the domain
+   * @param pickup from when it became claimable (its filing, or its start time) to its claim
+   */
+  default void pickedUp(String domain, Duration pickup) {}
+
+  /**
+   * A handler finished.
+   *
+   * @param domain the domain
+   * @param outcome {@code completed}, {@code failed} or {@code lost}
+   * @param took how long the handler ran
+   */
+  default void handled(String domain, String outcome, Duration took) {}
+
+  /**
+   * A task was completed.
+   *
+   * @param domain the domain
+   */
+  default void completed(String domain) {}
+
+  /**
+   * A failure was recorded and a retry filed.
+   *
+   * @param domain the domain
+   */
+  default void retried(String domain) {}
+
+  /**
+   * A failure was recorded.
+   *
+   * @param domain the domain
+   */
+  default void failed(String domain) {}
+
+  /**
+   * A task became a dead letter.
+   *
+   * @param domain the domain
+   */
+  default void dead(String domain) {}
+
+  /**
+   * A lease was lost while its task ran (or before its result was recorded).
+   *
+   * @param domain the domain
+   */
+  default void leaseLost(String domain) {}
+
+  /**
+   * A domain's task counts by status, sampled.
+   *
+   * @param domain the domain
+   * @param counts the count per status wire name ({@code admitted}, ...)
+   */
+  default void depth(String domain, java.util.Map<String, Long> counts) {}
+
+  /**
+   * Whether {@link #depth} is wanted: the pool samples the counts only then.
+   *
+   * @return true to sample
+   */
+  default boolean wantsDepth() {
+    return false;
+  }
+}
