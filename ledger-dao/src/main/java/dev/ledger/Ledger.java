@@ -104,7 +104,9 @@ public final class Ledger extends LedgerOperations {
 
   /**
    * Makes a domain's schema ahead of its first task, for deployments whose runtime role may not run
-   * DDL (call it from the migration job). Does nothing when the schema exists and is current.
+   * DDL (call it from the migration job). Does nothing when the schema exists and is current. Run
+   * inside a transaction the data source's connection is in, it provisions in that transaction, as
+   * {@link LedgerTransaction#provision} does.
    *
    * @param domain the domain
    * @return the schema name, unquoted
@@ -113,8 +115,9 @@ public final class Ledger extends LedgerOperations {
    */
   public String provision(String domain) {
     Validation.domain(domain);
-    Engine engine = ops.engine;
-    return engine.run("provision", () -> engine.directory().ensure(domain));
+    // through write: a provisioning inside a transaction the data source's connection is in (a
+    // Spring transaction) happens in that transaction instead of committing it
+    return write("provision", tx -> ops.engine.schemaForWrite(tx, domain));
   }
 
   /**

@@ -204,6 +204,19 @@ class TransactionTest {
         });
     assertCommitted("spring-2", ids[1], Status.ADMITTED);
 
+    // a domain provisioned inside the Spring transaction goes with its rollback
+    String schema = DomainSchemas.schemaName("spring-first");
+    assertThatThrownBy(
+            () ->
+                template.executeWithoutResult(
+                    status -> {
+                      assertThat(spring.provision("spring-first")).isEqualTo(schema);
+                      throw new IllegalStateException("changed my mind");
+                    }))
+        .hasMessageContaining("changed my mind");
+    assertThat(schemaExists(schema)).isFalse();
+    assertThat(spring.domains()).doesNotContain("spring-first");
+
     // outside a Spring transaction the proxy hands out an autocommit connection: the ledger's own
     Lease lease = spring.claim(ids[1], "spring-worker", LEASE, List.of(), Label.PUBLIC);
     assertThat(ledger.get(ids[1]).holder()).isEqualTo("spring-worker");
@@ -249,6 +262,28 @@ class TransactionTest {
         .isEqualTo(1);
   }
 
+  @Test
+  void a_claim_in_the_callers_transaction_is_undone_by_its_rollback() throws SQLException {
+    String domain = "claim-in-tx";
+    ledger.provision(domain);
+    String id = ledger.fileAndAdmit(TaskSpec.builder(domain, "only task").build());
+    try (Connection c = PG.dataSource().getConnection()) {
+      c.setAutoCommit(false);
+      long txid = txid(c);
+      Lease lease =
+          ledger.in(c).claimNext(domain, "w", LEASE, List.of(), Label.PUBLIC).orElseThrow();
+      assertThat(lease.taskId()).isEqualTo(id);
+      assertThat(txid(c)).isEqualTo(txid);
+      // the row is locked by the caller's transaction: another claimer skips it
+      assertThat(ledger.claimNext(domain, "other", LEASE, List.of(), Label.PUBLIC)).isEmpty();
+      c.rollback();
+    }
+    assertThat(ledger.get(id).status()).isEqualTo(Status.ADMITTED);
+    assertThat(ledger.claimNext(domain, "other", LEASE, List.of(), Label.PUBLIC))
+        .map(Lease::attempt)
+        .contains(1L);
+  }
+
   // ---------------------------------------------------------------------------------------------
   // a new domain's first filing
 
@@ -289,6 +324,30 @@ class TransactionTest {
     assertThat(Ledger.open(PG.dataSource()).list(domain, Status.ADMITTED))
         .extracting(Task::id)
         .containsExactly(id);
+  }
+
+  @Test
+  void a_first_filing_that_cannot_provision_in_one_transaction_says_to_provision_ahead()
+      throws SQLException {
+    String domain = "orphan-schema";
+    try (Connection c = PG.dataSource().getConnection();
+        Statement s = c.createStatement()) {
+      s.execute("CREATE SCHEMA \"" + DomainSchemas.schemaName(domain) + "\"");
+    }
+    try (Connection c = PG.dataSource().getConnection()) {
+      c.setAutoCommit(false);
+      insertOrder(c, "orphan");
+      long txid = txid(c);
+      assertThatThrownBy(() -> ledger.in(c).file(TaskSpec.builder(domain, "first").build()))
+          .isInstanceOf(SchemaVersionException.class)
+          .hasMessageContaining("cannot be made inside the caller's transaction")
+          .hasMessageContaining("provision it ahead");
+      assertThat(txid(c)).isEqualTo(txid); // a refusal: the transaction is still usable
+      c.commit();
+    }
+    assertThat(count("SELECT count(*) FROM shop_orders WHERE id = 'orphan'")).isEqualTo(1);
+    assertThat(count("SELECT count(*) FROM ledger_domains WHERE domain = '" + domain + "'"))
+        .isZero();
   }
 
   // ---------------------------------------------------------------------------------------------

@@ -10,12 +10,16 @@ import dev.ledger.migrate.MigrationException;
  *   <li>{@value #FAILED}: the operation ran and failed (a schema failed to migrate or verify, a
  *       checksum differs, a refused task operation, a schema-diff rule tripped; {@code fleet
  *       migrate --strict} with a degraded tenant);
- *   <li>{@value #USAGE}: bad usage or input (unknown option, invalid value);
+ *   <li>{@value #USAGE}: bad usage or input (unknown option, invalid value; a migration URL that
+ *       goes through a transaction-mode pooler);
  *   <li>{@value #DEGRADED}: a fleet run finished with some tenant {@code degraded} (or, for {@code
  *       fleet plan}, not plannable);
  *   <li>{@value #DATABASE}: the database (or the fleet's control database) could not be reached or
  *       used;
  *   <li>{@value #NOTHING}: {@code task claim} found nothing claimable;
+ *   <li>{@value #FOREIGN_SCHEMA}: a domain's schema exists and holds tables that are not a ledger's
+ *       (no ledger history, not the reference stack's): {@code migrate} left it alone, {@code task
+ *       file} refused to make the domain there;
  *   <li>{@value #LOCKED}: another migration run held the database's migration lock for the whole
  *       {@code --lock-timeout} ({@code migrate}, {@code plan}); for {@code fleet migrate} and
  *       {@code fleet plan}: no tenant degraded, but some tenant was skipped because another run
@@ -44,6 +48,9 @@ public final class ExitCodes {
 
   /** The migration lock stayed taken by another run. */
   public static final int LOCKED = 6;
+
+  /** A domain's schema holds tables that are not a ledger's; left alone. */
+  public static final int FOREIGN_SCHEMA = 7;
 
   private ExitCodes() {}
 
@@ -76,6 +83,12 @@ public final class ExitCodes {
         || e instanceof dev.ledger.InvalidInputException) {
       return USAGE;
     }
+    if (e instanceof dev.ledger.TransactionPoolerException) {
+      return USAGE;
+    }
+    if (e instanceof dev.ledger.ForeignSchemaException) {
+      return FOREIGN_SCHEMA;
+    }
     if (e instanceof dev.ledger.LedgerStorageException
         || e instanceof DatabaseUnreachableException) {
       return DATABASE;
@@ -87,7 +100,7 @@ public final class ExitCodes {
       if (t instanceof MigrationException m) {
         return switch (m.reason()) {
           case LOCK_TIMEOUT -> LOCKED;
-          case INVALID_ARGUMENT -> USAGE;
+          case INVALID_ARGUMENT, TRANSACTION_POOLER -> USAGE;
           case DATABASE_UNAVAILABLE, CONTROL_DATABASE -> DATABASE;
           case INVALID_MIGRATIONS -> FAILED;
         };

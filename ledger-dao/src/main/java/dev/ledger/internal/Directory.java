@@ -351,11 +351,34 @@ public final class Directory {
       writeState(tx, schema, provisioning.get().latest(), provisioning.get().digest());
       return;
     }
+    if (exists) {
+      refuseForeign(tx, domain, schema);
+    }
     LOG.info("provisioning schema {} for a new domain (Flyway)", schema);
     Flyway flyway = LedgerMigrations.domain(dataSource, schema).load();
     flyway.migrate();
     insertRoute(tx, domain);
     recordState(tx, schema, flyway);
+  }
+
+  /**
+   * Refuses a schema of a new domain's name that holds tables but no ledger history and is not the
+   * reference stack's ({@code events} and {@code tasks}): Flyway would stop there with a hint to
+   * baseline it, which would adopt a schema that is not a ledger's.
+   *
+   * @throws dev.ledger.ForeignSchemaException naming the schema, the domain and the tables
+   */
+  private static void refuseForeign(DSLContext tx, String domain, String schema) {
+    List<String> tables =
+        tx.select(DSL.field(DSL.name("tablename"), String.class))
+            .from(DSL.table(DSL.name("pg_catalog", "pg_tables")))
+            .where(DSL.field(DSL.name("schemaname"), String.class).eq(schema))
+            .fetch(0, String.class);
+    if (!tables.isEmpty()
+        && !tables.contains(LedgerMigrations.DOMAIN_HISTORY)
+        && !(tables.contains("events") && tables.contains("tasks"))) {
+      throw new dev.ledger.ForeignSchemaException(schema, domain, tables);
+    }
   }
 
   /**

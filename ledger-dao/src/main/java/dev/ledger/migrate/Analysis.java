@@ -77,13 +77,8 @@ final class Analysis {
       AdoptedShape shape = shapeOf(details);
       if (shape == null) {
         w.action = Work.Action.FAIL;
-        w.error =
-            "cannot adopt schema "
-                + schema
-                + ": it has no Flyway history and its tables "
-                + fingerprint.tables()
-                + " are no shape the reference stack made (events and tasks are needed);"
-                + " nothing was changed";
+        w.foreign = true;
+        w.error = foreignSchema(schema, domain, fingerprint.tables());
         return w;
       }
       MigrationVersion baseline = MigrationVersion.fromVersion(shape.baselineVersion());
@@ -130,6 +125,18 @@ final class Analysis {
     }
     w.extras = diff.extra();
     return w;
+  }
+
+  /**
+   * The message of a domain schema that exists and holds tables that are not a ledger's.
+   *
+   * @param schema the schema
+   * @param domain its domain
+   * @param tables its tables
+   * @return the message: what was found, that nothing was changed, what to do
+   */
+  static String foreignSchema(String schema, String domain, java.util.Collection<String> tables) {
+    return dev.ledger.ForeignSchemaException.message(schema, domain, tables);
   }
 
   /**

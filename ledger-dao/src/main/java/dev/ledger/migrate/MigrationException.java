@@ -19,6 +19,12 @@ public class MigrationException extends RuntimeException {
     LOCK_TIMEOUT,
     /** The fleet's control database could not be reached, bootstrapped, read or written. */
     CONTROL_DATABASE,
+    /**
+     * The database is reached through a pooler in transaction or statement mode (PgBouncer {@code
+     * pool_mode=transaction}), where a run's session-level advisory lock would outlive it: use a
+     * direct URL or one to a session-mode pool. Nothing was locked or changed.
+     */
+    TRANSACTION_POOLER,
     /** An argument was refused (which one, and what is allowed, is in the message). */
     INVALID_ARGUMENT,
     /**

@@ -155,8 +155,10 @@ public final class MigrationJob {
    *
    * @return the report; {@link MigrationReport#ok()} is false when some schema failed
    * @throws MigrationException when the database cannot be reached or read ({@link
-   *     MigrationException.Reason#DATABASE_UNAVAILABLE}) or the lock stays taken ({@link
-   *     MigrationException.Reason#LOCK_TIMEOUT})
+   *     MigrationException.Reason#DATABASE_UNAVAILABLE}), the lock stays taken ({@link
+   *     MigrationException.Reason#LOCK_TIMEOUT}), or the database is reached through a
+   *     transaction-mode pooler ({@link MigrationException.Reason#TRANSACTION_POOLER}, nothing
+   *     locked)
    */
   public MigrationReport migrate() {
     return run(Operation.MIGRATE);
@@ -189,6 +191,8 @@ public final class MigrationJob {
     try {
       if (operation != Operation.STATUS) {
         lock = SessionLock.acquire(lockConnections, lockKey, lockTimeout, lockSubject);
+      } else {
+        refuseTransactionPooling();
       }
       MigrationReport report = new Run(operation, startedAt, started).execute();
       LOG.info(
@@ -233,6 +237,26 @@ public final class MigrationJob {
           LOG.warn("could not release the lock of {} (closed with its connection)", lockSubject);
         }
       }
+    }
+  }
+
+  /**
+   * What {@link SessionLock#acquire} checks before it locks, for {@link #status()}, which takes no
+   * lock: a connection through a transaction-mode pooler is refused there too (its Flyway reads
+   * would fail on pgjdbc's prepared statements with the pooler's other clients).
+   */
+  private void refuseTransactionPooling() throws SQLException {
+    try (Connection c = lockConnections.open()) {
+      c.setAutoCommit(true);
+      int pid = Poolers.backendPid(c);
+      if (pid != Poolers.announcedPid(c)) {
+        Poolers.refuseTransactionPooling(c, pid, lockConnections, lockSubject);
+      }
+    } catch (SQLException | DataAccessException e) {
+      if (Poolers.preparedStatementCollision(e)) {
+        throw Poolers.refusal(lockSubject);
+      }
+      throw e;
     }
   }
 
@@ -1042,9 +1066,8 @@ public final class MigrationJob {
         byState[r.state().ordinal()]++;
         applied += r.applied().size();
       }
-      boolean ok =
-          byState[SchemaState.FAILED.ordinal()] == 0
-              && (sharedReport == null || sharedReport.error() == null);
+      int failed = byState[SchemaState.FAILED.ordinal()] + byState[SchemaState.FOREIGN.ordinal()];
+      boolean ok = failed == 0 && (sharedReport == null || sharedReport.error() == null);
       return new MigrationReport(
           operation,
           directorySchema,
@@ -1062,7 +1085,7 @@ public final class MigrationJob {
               byState[SchemaState.MIGRATED.ordinal()],
               byState[SchemaState.ADOPTED.ordinal()],
               byState[SchemaState.PENDING.ordinal()],
-              byState[SchemaState.FAILED.ordinal()],
+              failed,
               applied,
               checked,
               recorded,

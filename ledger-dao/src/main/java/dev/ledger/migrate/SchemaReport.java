@@ -52,9 +52,9 @@ public record SchemaReport(
   /**
    * Whether the schema failed.
    *
-   * @return true when {@code state} is {@link SchemaState#FAILED}
+   * @return true when {@code state} is {@link SchemaState#FAILED} or {@link SchemaState#FOREIGN}
    */
   public boolean failed() {
-    return state == SchemaState.FAILED;
+    return state == SchemaState.FAILED || state == SchemaState.FOREIGN;
   }
 }

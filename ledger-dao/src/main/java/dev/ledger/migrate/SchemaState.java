@@ -13,5 +13,10 @@ public enum SchemaState {
   /** Plan and status only: something would be applied. */
   PENDING,
   /** Could not be brought to, or verified at, the current version; see the error. */
-  FAILED
+  FAILED,
+  /**
+   * Exists and holds tables that are not a ledger's (no Flyway history, not the reference stack's
+   * {@code events} and {@code tasks}): left alone, never adopted; see the error.
+   */
+  FOREIGN
 }

@@ -5,6 +5,8 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.concurrent.ThreadLocalRandom;
 import org.jooq.DSLContext;
+import org.jooq.Field;
+import org.jooq.Record2;
 import org.jooq.SQLDialect;
 import org.jooq.conf.Settings;
 import org.jooq.impl.DSL;
@@ -18,7 +20,10 @@ import org.slf4j.LoggerFactory;
  * snapshot, and a {@code CREATE INDEX CONCURRENTLY} the lock holder runs would wait for that
  * snapshot while the waiter waits for the lock, a deadlock. The connection stays in autocommit and
  * idle between calls for the same reason. Closing releases the lock and the connection; a process
- * that dies releases it with its connection.
+ * that dies releases it with its connection. A connection through a transaction-mode pooler
+ * (PgBouncer {@code pool_mode=transaction}) is refused before anything is locked: there the lock
+ * would stay on a pooled server connection after the run ({@link Poolers}); a session-mode pool is
+ * fine.
  *
  * <pre>{@code
  * try (SessionLock lock = SessionLock.acquire(dataSource::getConnection, key,
@@ -52,7 +57,9 @@ public final class SessionLock implements AutoCloseable {
    * @return the held lock
    * @throws SQLException when the connection cannot be opened or used
    * @throws MigrationException ({@link MigrationException.Reason#LOCK_TIMEOUT}) when the lock
-   *     stayed taken for the whole timeout
+   *     stayed taken for the whole timeout; ({@link MigrationException.Reason#TRANSACTION_POOLER})
+   *     when the source's connections go through a pooler in transaction or statement mode, where
+   *     the lock would outlive the run ({@link Poolers}): then nothing is locked
    * @throws InterruptedException when the thread is interrupted while waiting
    */
   public static SessionLock acquire(
@@ -65,11 +72,29 @@ public final class SessionLock implements AutoCloseable {
       long deadline = System.nanoTime() + timeout.toNanos();
       long waitMs = FIRST_WAIT.toMillis();
       int attempts = 0;
+      int announced = Poolers.announcedPid(connection);
+      Field<Boolean> tryLock = DSL.function("pg_try_advisory_lock", Boolean.class, DSL.val(key));
+      // the first attempt locks only when this is the server process the connection started
+      // with, i.e. no pooler sits between: through one the lock could land on a shared server
+      Record2<Integer, Boolean> first =
+          ctx.select(
+                  Poolers.backendPid(),
+                  DSL.when(Poolers.backendPid().eq(DSL.val(announced)), tryLock))
+              .fetchOne();
+      if (first == null || first.value1() == null || first.value1() != announced) {
+        Poolers.refuseTransactionPooling(
+            connection,
+            first == null || first.value1() == null ? -1 : first.value1(),
+            source,
+            subject);
+        LOG.debug("{} is reached through a session-mode pooler", subject);
+      }
+      Boolean taken = first == null ? null : first.value2();
       while (true) {
         attempts++;
-        Boolean taken =
-            ctx.select(DSL.function("pg_try_advisory_lock", Boolean.class, DSL.val(key)))
-                .fetchOne(0, Boolean.class);
+        if (attempts > 1 || taken == null) {
+          taken = ctx.select(tryLock).fetchOne(0, Boolean.class);
+        }
         if (Boolean.TRUE.equals(taken)) {
           if (attempts > 1) {
             LOG.debug("took the lock of {} after {} attempts", subject, attempts);
@@ -90,7 +115,14 @@ public final class SessionLock implements AutoCloseable {
         Thread.sleep(waitMs + jitter);
         waitMs = Math.min(waitMs * 2, LONGEST_WAIT.toMillis());
       }
-    } catch (SQLException | RuntimeException | InterruptedException e) {
+    } catch (SQLException | RuntimeException e) {
+      connection.close();
+      if (Poolers.preparedStatementCollision(e)) {
+        // another client's prepared statements on this server connection: a sharing pooler
+        throw Poolers.refusal(subject);
+      }
+      throw e;
+    } catch (InterruptedException e) {
       connection.close();
       throw e;
     }

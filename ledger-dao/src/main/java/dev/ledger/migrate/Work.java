@@ -42,6 +42,9 @@ final class Work {
   String error;
   boolean ran;
 
+  /** Whether the schema holds tables that are not a ledger's (its error says which). */
+  boolean foreign;
+
   /** Whether this run read the schema's catalog and history (else: its recorded state, or none). */
   boolean checked;
 
@@ -61,7 +64,9 @@ final class Work {
    */
   SchemaReport report(Operation operation) {
     SchemaState state;
-    if (error != null || action == Action.FAIL) {
+    if (foreign) {
+      state = SchemaState.FOREIGN;
+    } else if (error != null || action == Action.FAIL) {
       state = SchemaState.FAILED;
     } else if (operation != Operation.MIGRATE) {
       state = action == Action.NONE ? SchemaState.CURRENT : SchemaState.PENDING;

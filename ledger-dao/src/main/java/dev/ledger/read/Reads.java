@@ -209,14 +209,48 @@ public final class Reads {
    * @throws TaskNotFoundException when no task has the id
    */
   public List<LoggedEvent> history(Tx tx, String id) {
-    return tx.forSchema(engine.schemaOfTask(tx, id))
-        .selectFrom(EVENTS)
+    String schema = engine.schemaOfTask(tx, id);
+    // the time is read as stored and parsed here, so a bad one names its event
+    org.jooq.Field<String> at = DSL.field(DSL.name("at"), String.class);
+    return tx.forSchema(schema)
+        .select(EVENTS.SEQ, EVENTS.TASK_ID, EVENTS.KIND, at, EVENTS.PAYLOAD)
+        .from(EVENTS)
         .where(EVENTS.TASK_ID.eq(id))
         .orderBy(EVENTS.SEQ)
         .fetch(
             r ->
                 new LoggedEvent(
-                    r.getSeq(), r.getTaskId(), r.getKind(), r.getAt(), r.getPayload().toString()));
+                    r.value1(),
+                    r.value2(),
+                    r.value3(),
+                    storedTime(schema, r.value1(), r.value2(), r.value4()),
+                    r.value5().toString()));
+  }
+
+  /**
+   * An event's stored time.
+   *
+   * @throws dev.ledger.StoredDataException naming the event when the text is not RFC 3339
+   */
+  private static java.time.Instant storedTime(String schema, long seq, String task, String text) {
+    try {
+      return dev.ledger.codegen.convert.Rfc3339.parse(text);
+    } catch (IllegalArgumentException e) {
+      throw new dev.ledger.StoredDataException(
+          "history",
+          "event "
+              + seq
+              + " of task "
+              + task
+              + " in "
+              + schema
+              + ".events has the time '"
+              + text
+              + "', which is not an RFC 3339 time ("
+              + e.getMessage()
+              + "); correct that row's at",
+          e);
+    }
   }
 
   /**

@@ -185,12 +185,23 @@ public final class Engine {
    * @param <T> its result
    * @return the body's result
    * @throws LedgerStorageException when the database fails
+   * @throws dev.ledger.TransactionPoolerException when pgjdbc's prepared statements collide through
+   *     a transaction-mode pooler (the message says to set {@code prepareThreshold=0})
    * @throws LedgerException when a stored value cannot be read
    */
   public <T> T run(String operation, Supplier<T> body) {
     try {
       return body.get();
     } catch (DataAccessException e) {
+      String collision = dev.ledger.TransactionPoolerException.collisionState(e);
+      if (collision != null) {
+        throw new dev.ledger.TransactionPoolerException(operation, collision, e);
+      }
+      IllegalArgumentException unreadable = unreadableValue(e);
+      if (unreadable != null) {
+        // a converter could not read a stored value: bad data, not a database failure
+        throw new dev.ledger.StoredDataException(operation, unreadable.getMessage(), e);
+      }
       throw new LedgerStorageException(operation, e.sqlState(), e);
     } catch (org.flywaydb.core.api.FlywayException e) {
       // provisioning a new domain's schema failed (connection lost, migration refused)
@@ -199,6 +210,25 @@ public final class Engine {
       // a stored value a converter could not read
       throw new LedgerException(operation + ": " + e.getMessage(), e);
     }
+  }
+
+  /**
+   * The converter failure behind a jOOQ error that no database error caused (jOOQ reports those
+   * with SQLState {@code 00000}).
+   *
+   * @param e the error
+   * @return the converter's {@link IllegalArgumentException}, or null
+   */
+  private static IllegalArgumentException unreadableValue(DataAccessException e) {
+    if (e.getCause(java.sql.SQLException.class) != null) {
+      return null;
+    }
+    for (Throwable t = e.getCause(); t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof IllegalArgumentException i) {
+        return i;
+      }
+    }
+    return null;
   }
 
   /**
@@ -226,7 +256,12 @@ public final class Engine {
             return once(operation, body);
           } catch (ProvisionFirst p) {
             directory.ensure(p.domain);
+          }
+          try {
             return once(operation, body);
+          } catch (ProvisionFirst p) {
+            throw new LedgerException(
+                operation + ": domain '" + p.domain + "' has no route although it was provisioned");
           }
         });
   }

@@ -7,7 +7,7 @@ import java.time.Duration;
 import java.util.Collection;
 import java.util.Map;
 import java.util.UUID;
-import java.util.function.Consumer;
+import java.util.function.BiConsumer;
 import java.util.stream.Collectors;
 import javax.sql.DataSource;
 import org.jooq.DSLContext;
@@ -21,11 +21,12 @@ import org.slf4j.LoggerFactory;
 /**
  * The pool's one listening connection: {@code LISTEN} on the channel of each domain it serves (the
  * domain schema's name, which the trigger of domain migration V7 notifies when a task becomes
- * admitted or is filed delayed), on a thread of its own, calling back with the domain. A lost
- * connection is opened again after a pause. When notifications do not arrive (a transaction-mode
- * pooler between us and PostgreSQL: the {@code LISTEN} runs on a server connection we do not keep),
- * it warns once and stops: the pool then polls. Detected by notifying the pool's own probe channel
- * after listening and waiting for it.
+ * admitted or is filed delayed), on a thread of its own, calling back with the domain and the
+ * payload (the new status; null after a reconnect). A lost connection is opened again after a
+ * pause. When notifications do not arrive (a transaction-mode pooler between us and PostgreSQL: the
+ * {@code LISTEN} runs on a server connection we do not keep), it warns once and stops: the pool
+ * then polls. Detected by notifying the pool's own probe channel after listening and waiting for
+ * it.
  */
 final class Wakeups implements AutoCloseable {
 
@@ -35,14 +36,18 @@ final class Wakeups implements AutoCloseable {
 
   private final DataSource dataSource;
   private final Map<String, String> domainByChannel;
-  private final Consumer<String> wake;
+  private final BiConsumer<String, String> wake;
   private final String probe = "ledger_probe_" + UUID.randomUUID().toString().replace("-", "");
   private final Thread thread;
   private volatile boolean closed;
   private volatile boolean listening;
   private volatile Connection connection;
 
-  Wakeups(DataSource dataSource, Collection<String> domains, String name, Consumer<String> wake) {
+  Wakeups(
+      DataSource dataSource,
+      Collection<String> domains,
+      String name,
+      BiConsumer<String, String> wake) {
     this.dataSource = dataSource;
     this.domainByChannel =
         domains.stream()
@@ -83,7 +88,7 @@ final class Wakeups implements AutoCloseable {
         warnedDown = false;
         LOG.debug("ledger worker: listening on {} channels", domainByChannel.size());
         // every domain may have had work admitted while we were not listening
-        domainByChannel.values().forEach(wake);
+        domainByChannel.values().forEach(d -> wake.accept(d, null));
         while (!closed) {
           PGNotification[] got = pg.getNotifications(500);
           if (got == null) {
@@ -92,7 +97,7 @@ final class Wakeups implements AutoCloseable {
           for (PGNotification n : got) {
             String domain = domainByChannel.get(n.getName());
             if (domain != null) {
-              wake.accept(domain);
+              wake.accept(domain, n.getParameter());
             }
           }
         }
@@ -137,7 +142,7 @@ final class Wakeups implements AutoCloseable {
           }
           String domain = domainByChannel.get(n.getName());
           if (domain != null) {
-            wake.accept(domain);
+            wake.accept(domain, n.getParameter());
           }
         }
       }

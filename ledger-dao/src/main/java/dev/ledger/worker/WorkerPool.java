@@ -269,13 +269,19 @@ public final class WorkerPool implements AutoCloseable {
     return this;
   }
 
-  /** A wake-up for a domain: something may be claimable or a delayed task was filed. */
-  private void wake(String domain) {
+  /**
+   * A wake-up for a domain: a task became admitted (payload {@code admitted}), or a delayed task
+   * was filed ({@code proposed}) or the listener reconnected (null), when the next due time is read
+   * again.
+   */
+  private void wake(String domain, String payload) {
     synchronized (signal) {
       DomainState s = state.get(domain);
       if (s != null) {
         s.pending = true;
-        s.dueStale = true;
+        if (!"admitted".equals(payload)) {
+          s.dueStale = true;
+        }
       }
       signalled = true;
       signal.notifyAll();

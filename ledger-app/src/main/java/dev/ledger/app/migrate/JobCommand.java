@@ -6,6 +6,7 @@ import dev.ledger.migrate.AdvisoryLocks;
 import dev.ledger.migrate.MigrationJob;
 import dev.ledger.migrate.MigrationReport;
 import dev.ledger.migrate.Operation;
+import dev.ledger.migrate.SchemaState;
 import picocli.CommandLine.Mixin;
 
 /** What {@code migrate}, {@code plan} and {@code status} share: open, run the job, render. */
@@ -59,7 +60,12 @@ abstract class JobCommand extends RedactingCommand {
             case STATUS -> job.status();
           };
       progress.close();
-      int exit = report.ok() ? ExitCodes.OK : ExitCodes.FAILED;
+      int exit =
+          report.ok()
+              ? ExitCodes.OK
+              : report.schemas().stream().anyMatch(s -> s.state() == SchemaState.FOREIGN)
+                  ? ExitCodes.FOREIGN_SCHEMA
+                  : ExitCodes.FAILED;
       if (options.json()) {
         out().println(redact(Json.document(commandName(), exit, report.ok(), report)));
       } else {
