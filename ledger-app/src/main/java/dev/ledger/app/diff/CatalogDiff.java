@@ -45,7 +45,21 @@ public final class CatalogDiff {
    * @return the differences; empty when the catalogs are equal
    */
   public static CatalogDiff between(Catalog base, Catalog head) {
-    return new Differ(base, head).diff();
+    return between(base, head, false);
+  }
+
+  /**
+   * Compares two catalogs, printing the online plan when asked ({@code --online}): indexes built
+   * {@code CONCURRENTLY}, foreign keys and checks added {@code NOT VALID} then validated, {@code
+   * SET NOT NULL} through a validated check, unique keys added {@code USING INDEX}.
+   *
+   * @param base the catalog before, not null
+   * @param head the catalog after, not null
+   * @param online whether to print the online plan
+   * @return the differences; empty when the catalogs are equal
+   */
+  public static CatalogDiff between(Catalog base, Catalog head, boolean online) {
+    return new Differ(base, head, online).diff();
   }
 
   /**

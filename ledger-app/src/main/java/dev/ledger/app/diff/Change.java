@@ -20,6 +20,10 @@ import java.util.Locale;
  *     is made by another change's statement (a column of a new table)
  * @param refusal why the tool cannot make this change (a kind it does not migrate, a conversion it
  *     cannot write), or null when it can; a refused change fails the diff with its own exit code
+ * @param lock the strongest lock its statements take on an existing table, e.g. {@code ACCESS
+ *     EXCLUSIVE}, or null when they take none (or the object is new)
+ * @param online for a locking or destructive change, the online way to make it (the plan {@code
+ *     --online} prints), or null when there is none
  */
 public record Change(
     String table,
@@ -32,7 +36,9 @@ public record Change(
     String reason,
     String hint,
     List<String> sql,
-    String refusal) {
+    String refusal,
+    String lock,
+    String online) {
 
   /** Copies the statement list. */
   public Change {

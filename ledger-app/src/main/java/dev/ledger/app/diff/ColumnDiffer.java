@@ -273,17 +273,43 @@ final class ColumnDiffer {
     }
     if (b.notNull() != a.notNull()) {
       if (a.notNull()) {
+        boolean online = plan.online && h.partitionKey() == null;
+        p.online =
+            "ADD CONSTRAINT ... CHECK (col IS NOT NULL) NOT VALID, VALIDATE CONSTRAINT (SHARE"
+                + " UPDATE EXCLUSIVE), then SET NOT NULL without a scan and DROP CONSTRAINT";
+        String check = Sql.quoteIdentifier(a.name() + "_not_null");
+        String table = "ALTER TABLE " + h.sqlName();
+        if (online) {
+          p.sql(
+              Phase.ALTER_COLUMN,
+              table
+                  + " ADD CONSTRAINT "
+                  + check
+                  + " CHECK ("
+                  + a.sqlName()
+                  + " IS NOT NULL) NOT VALID;");
+          p.sql(Phase.ALTER_COLUMN, table + " VALIDATE CONSTRAINT " + check + ";");
+        }
         p.sql(Phase.ALTER_COLUMN, alter + " SET NOT NULL;");
+        if (online) {
+          p.sql(Phase.ALTER_COLUMN, table + " DROP CONSTRAINT " + check + ";");
+        }
+        String scan =
+            online
+                ? "checked by a CHECK added NOT VALID and validated under SHARE UPDATE EXCLUSIVE"
+                    + " (reads and writes go on), so SET NOT NULL does not scan"
+                : "scans the table under an ACCESS EXCLUSIVE lock";
         if (a.defaultExpression() == null && a.identity() == null) {
           p.because(
               Risk.DESTRUCTIVE,
-              "NOT NULL added with no default: fails when a row holds NULL, after scanning the"
-                  + " table under an ACCESS EXCLUSIVE lock");
+              online
+                  ? "NOT NULL added with no default: fails when a row holds NULL; " + scan
+                  : "NOT NULL added with no default: fails when a row holds NULL, after scanning"
+                      + " the table under an ACCESS EXCLUSIVE lock");
         } else {
           p.because(
-              Risk.LOCKING,
-              "NOT NULL added: scans the table under an ACCESS EXCLUSIVE lock (the default fills"
-                  + " only new rows)");
+              online ? Risk.SAFE : Risk.LOCKING,
+              "NOT NULL added: " + scan + " (the default fills only new rows)");
         }
       } else {
         p.sql(Phase.ALTER_COLUMN, alter + " DROP NOT NULL;");

@@ -23,9 +23,19 @@ import java.util.Set;
  * @param diff the differences
  * @param failOn the rule that decides whether the diff fails
  * @param verification what checking the SQL on a scratch schema found
+ * @param online whether the SQL is the online plan ({@code --online})
  */
 public record DiffReport(
-    String base, String head, CatalogDiff diff, FailOn failOn, Verification verification) {
+    String base,
+    String head,
+    CatalogDiff diff,
+    FailOn failOn,
+    Verification verification,
+    boolean online) {
+
+  /** The header of an online script: a statement that cannot get its lock fails instead. */
+  static final List<String> ONLINE_HEADER =
+      List.of("SET lock_timeout = '5s';", "SET statement_timeout = '0';");
 
   private static final String CLASSES =
       "`safe`: catalog only, or on a new object; `locking`: blocks reads or writes while it runs;"
@@ -92,8 +102,8 @@ public record DiffReport(
     md.append(CLASSES).append('\n');
     for (Map.Entry<String, List<Change>> group : groups().entrySet()) {
       md.append("\n### ").append(heading(group.getKey(), group.getValue())).append("\n\n");
-      md.append("| change | object | definition | class | reason |\n");
-      md.append("| --- | --- | --- | --- | --- |\n");
+      md.append("| change | object | definition | class | reason | lock | online alternative |\n");
+      md.append("| --- | --- | --- | --- | --- | --- | --- |\n");
       for (Change c : group.getValue()) {
         md.append("| ")
             .append(c.action().label())
@@ -107,6 +117,10 @@ public record DiffReport(
             .append(c.risk() == Risk.SAFE ? "safe" : "**" + c.risk().label() + "**")
             .append(" | ")
             .append(cell(c.reason() + (c.hint() == null ? "" : ". Hint: " + c.hint())))
+            .append(" | ")
+            .append(c.lock() == null ? "" : c.lock())
+            .append(" | ")
+            .append(onlineCell(c))
             .append(" |\n");
       }
     }
@@ -173,6 +187,8 @@ public record DiffReport(
       node.put("reason", c.reason());
       node.put("hint", c.hint());
       node.put("refusal", c.refusal());
+      node.put("lock", c.lock());
+      node.put("online", c.online());
       ArrayNode sql = node.putArray("sql");
       c.sql().forEach(sql::add);
     }
@@ -185,8 +201,20 @@ public record DiffReport(
     }
   }
 
+  private String onlineCell(Change c) {
+    if (c.online() == null) {
+      return c.risk() == Risk.SAFE ? "" : "none";
+    }
+    return cell(online ? "printed: " + c.online() : c.online() + " (`--online`)");
+  }
+
   private String script() {
     StringBuilder sql = new StringBuilder();
+    if (online && !diff.isEmpty()) {
+      sql.append(
+          "-- online plan: a statement that cannot get its lock within 5 s fails; run again\n");
+      ONLINE_HEADER.forEach(s -> sql.append(s).append('\n'));
+    }
     if (diff.script().stream().anyMatch(s -> s.contains(Catalog.DEFAULT_SCHEMA_PLACEHOLDER))) {
       sql.append("-- ")
           .append(Catalog.DEFAULT_SCHEMA_PLACEHOLDER)
@@ -205,9 +233,7 @@ public record DiffReport(
     }
     Set<Change> commented = Collections.newSetFromMap(new IdentityHashMap<>());
     for (CatalogDiff.Statement s : diff.statements()) {
-      if (Sql.outsideTransaction(s.sql())) {
-        sql.append("-- runs outside a transaction block\n");
-      }
+
       Change c = s.change();
       if (c.risk() != Risk.SAFE && commented.add(c)) {
         sql.append("-- ")
@@ -222,6 +248,13 @@ public record DiffReport(
             .append(": ")
             .append(c.reason().replace('\n', ' '))
             .append('\n');
+      }
+      if (Sql.outsideTransaction(s.sql())) {
+        sql.append("-- runs outside a transaction block\n");
+      }
+      String lock = c.lock() == null ? null : Locks.of(s.sql());
+      if (lock != null) {
+        sql.append("-- lock: ").append(lock).append('\n');
       }
       sql.append(s.sql()).append('\n');
     }

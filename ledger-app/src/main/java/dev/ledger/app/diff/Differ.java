@@ -33,14 +33,15 @@ final class Differ {
 
   private final Catalog base;
   private final Catalog head;
-  private final Plan plan = new Plan();
+  private final Plan plan;
   private final ColumnDiffer columns;
   private final KeyDiffer keys;
   private final SequenceDiffer sequences;
 
-  Differ(Catalog base, Catalog head) {
+  Differ(Catalog base, Catalog head, boolean online) {
     this.base = base;
     this.head = head;
+    this.plan = new Plan(online);
     this.columns = new ColumnDiffer(base, head, plan);
     this.keys = new KeyDiffer(base, head, plan);
     this.sequences = new SequenceDiffer(base, head, plan);

@@ -107,39 +107,100 @@ final class KeyDiffer {
         : definition;
   }
 
+  private static final java.util.regex.Pattern PLAIN_KEY =
+      java.util.regex.Pattern.compile("(UNIQUE|PRIMARY KEY) (\\([^()]*\\))");
+
   private void addedConstraint(Pending p, Table b, Table h, Constraint c) {
     boolean key = c.kind() == ConstraintKind.PRIMARY_KEY || c.kind() == ConstraintKind.UNIQUE;
+    boolean concurrentOk = h.partitionKey() == null;
     String implied =
         key
             ? impliedBy(b, c.columns(), c.kind() == ConstraintKind.PRIMARY_KEY, c.definition())
             : null;
+    java.util.regex.Matcher plainKey = PLAIN_KEY.matcher(c.definition());
+    boolean keyOnline = key && concurrentOk && plainKey.matches();
+    String keyPlan =
+        "CREATE UNIQUE INDEX CONCURRENTLY, then ADD CONSTRAINT ... USING INDEX (SHARE UPDATE"
+            + " EXCLUSIVE while it builds, then a brief ACCESS EXCLUSIVE)";
+    if (key && keyOnline) {
+      p.online = keyPlan;
+    }
+    boolean online = plan.online && keyOnline;
+    String build =
+        online
+            ? "; builds its index CONCURRENTLY (reads and writes go on), then takes a brief"
+                + " ACCESS EXCLUSIVE lock to attach it"
+            : null;
     if (implied != null) {
       p.because(
-          Risk.LOCKING,
+          online ? Risk.SAFE : Risk.LOCKING,
           "unique key added on existing data, but the base's "
               + implied
-              + " already keeps those rows unique, so it cannot fail; builds its index under a"
-              + " lock that blocks writes");
+              + " already keeps those rows unique, so it cannot fail"
+              + (online ? build : "; builds its index under a lock that blocks writes"));
     } else if (c.kind().isUniqueKey()) {
       p.because(
           Risk.DESTRUCTIVE,
           "unique key added on existing data: fails when rows hold duplicates"
               + (c.kind() == ConstraintKind.PRIMARY_KEY ? " or NULLs" : "")
-              + ", and builds its index under a lock that blocks writes");
+              + (online ? build : ", and builds its index under a lock that blocks writes"));
     } else if (!c.validated()) {
       p.because(Risk.SAFE, "added NOT VALID: existing rows are not checked");
-    } else if (c.kind() == ConstraintKind.FOREIGN_KEY) {
-      p.because(
-          Risk.DESTRUCTIVE,
-          "foreign key added to an existing table: fails when a row has no match, after checking"
-              + " every row under SHARE ROW EXCLUSIVE locks; add it NOT VALID, then VALIDATE"
-              + " CONSTRAINT");
     } else {
+      p.online =
+          "ADD CONSTRAINT ... NOT VALID (brief lock), then VALIDATE CONSTRAINT (SHARE UPDATE"
+              + " EXCLUSIVE: reads and writes go on while it checks the rows)";
+      String what =
+          c.kind() == ConstraintKind.FOREIGN_KEY
+              ? "foreign key added to an existing table: fails when a row has no match"
+              : "check constraint added to an existing table: fails when a row breaks it";
       p.because(
           Risk.DESTRUCTIVE,
-          "check constraint added to an existing table: fails when a row breaks it, after"
-              + " scanning every row under an ACCESS EXCLUSIVE lock; add it NOT VALID, then"
-              + " VALIDATE CONSTRAINT");
+          what
+              + (plan.online
+                  ? "; added NOT VALID, then validated under SHARE UPDATE EXCLUSIVE, so reads and"
+                      + " writes go on while it checks"
+                  : c.kind() == ConstraintKind.FOREIGN_KEY
+                      ? ", after checking every row under SHARE ROW EXCLUSIVE locks"
+                      : ", after scanning every row under an ACCESS EXCLUSIVE lock"));
+      if (plan.online) {
+        p.sql(
+            constraintPhase(c),
+            "ALTER TABLE "
+                + h.sqlName()
+                + " ADD CONSTRAINT "
+                + c.sqlName()
+                + " "
+                + c.definition()
+                + " NOT VALID;");
+        p.sql(
+            constraintPhase(c),
+            "ALTER TABLE " + h.sqlName() + " VALIDATE CONSTRAINT " + c.sqlName() + ";");
+        return;
+      }
+    }
+    if (online) {
+      p.sql(
+          Phase.ADD_CONSTRAINT,
+          "CREATE UNIQUE INDEX CONCURRENTLY "
+              + c.sqlName()
+              + " ON "
+              + h.sqlName()
+              + " USING btree "
+              + plainKey.group(2)
+              + ";");
+      p.sql(
+          Phase.ADD_CONSTRAINT,
+          "ALTER TABLE "
+              + h.sqlName()
+              + " ADD CONSTRAINT "
+              + c.sqlName()
+              + " "
+              + plainKey.group(1)
+              + " USING INDEX "
+              + c.sqlName()
+              + ";");
+      return;
     }
     p.sql(constraintPhase(c), addConstraint(h, c));
   }
@@ -207,7 +268,12 @@ final class KeyDiffer {
       } else if (after == null) {
         plan.change(h.name(), Kind.INDEX, name, Action.DROPPED, before.shape(), null)
             .because(Risk.SAFE, "index dropped: queries that used it may slow down")
-            .sql(Phase.DROP_INDEX, "DROP INDEX " + before.sqlName() + ";");
+            .sql(
+                Phase.DROP_INDEX,
+                "DROP INDEX "
+                    + (plan.online && h.partitionKey() == null ? "CONCURRENTLY " : "")
+                    + before.sqlName()
+                    + ";");
       } else if (!before.sameAs(after)) {
         Pending p =
             plan.change(h.name(), Kind.INDEX, name, Action.CHANGED, before.shape(), after.shape())
@@ -218,35 +284,37 @@ final class KeyDiffer {
   }
 
   private void addedIndex(Pending p, Table b, Table h, Index i) {
+    boolean concurrentOk = h.partitionKey() == null;
+    boolean concurrent = i.builtConcurrently() || (plan.online && concurrentOk);
+    if (!concurrent && concurrentOk) {
+      p.online = "CREATE INDEX CONCURRENTLY, outside a transaction (SHARE UPDATE EXCLUSIVE)";
+    }
     String implied = i.unique() ? impliedBy(b, i.keyColumns(), false, i.definition()) : null;
     if (implied != null) {
       p.because(
-          i.builtConcurrently() ? Risk.SAFE : Risk.LOCKING,
+          concurrent ? Risk.SAFE : Risk.LOCKING,
           "unique key added on existing data, but the base's "
               + implied
               + " already keeps those rows unique, so it cannot fail"
-              + (i.builtConcurrently()
+              + (concurrent
                   ? "; built CONCURRENTLY"
                   : "; blocks writes to `" + h.name() + "` while it builds"));
     } else if (i.unique()) {
       p.because(
           Risk.DESTRUCTIVE,
           "unique key added on existing data: fails when rows hold duplicates"
-              + (i.builtConcurrently()
-                  ? ""
-                  : ", and blocks writes to `" + h.name() + "` while it builds"));
-    } else if (i.builtConcurrently()) {
+              + (concurrent ? "" : ", and blocks writes to `" + h.name() + "` while it builds"));
+    } else if (concurrent) {
       p.because(Risk.SAFE, "built CONCURRENTLY: reads and writes go on while it builds");
     } else {
       p.because(
           Risk.LOCKING,
           "CREATE INDEX without CONCURRENTLY on an existing table: blocks writes to `"
               + h.name()
-              + "` while it builds; use CREATE INDEX CONCURRENTLY");
+              + "` while it builds"
+              + (concurrentOk ? "; use CREATE INDEX CONCURRENTLY" : ""));
     }
-    p.sql(
-        Phase.CREATE_INDEX,
-        (i.builtConcurrently() ? concurrently(i.definition()) : i.definition()) + ";");
+    p.sql(Phase.CREATE_INDEX, (concurrent ? concurrently(i.definition()) : i.definition()) + ";");
   }
 
   /**

@@ -59,6 +59,13 @@ final class Plan {
   private final List<Pending> changes = new ArrayList<>();
   private int nextOrder;
 
+  /** Whether to print the online plan ({@code --online}). */
+  final boolean online;
+
+  Plan(boolean online) {
+    this.online = online;
+  }
+
   /** A change being built, and its statements. */
   final class Pending {
     final String table;
@@ -71,6 +78,7 @@ final class Plan {
     final List<String> reasons = new ArrayList<>();
     String hint;
     String refusal;
+    String online;
     final List<Step> steps = new ArrayList<>();
 
     Pending(String table, Kind kind, String name, Action action, String before, String after) {
@@ -105,6 +113,20 @@ final class Plan {
     }
 
     Change build() {
+      List<String> sql = steps.stream().sorted(SCRIPT_ORDER).map(Step::sql).toList();
+      boolean onNewObject =
+          action == Action.ADDED
+              && (reasons.contains("new table")
+                  || reasons.contains("part of a new table")
+                  || (kind != Kind.COLUMN
+                      && kind != Kind.CONSTRAINT
+                      && kind != Kind.INDEX
+                      && kind != Kind.TRIGGER
+                      && kind != Kind.POLICY
+                      && kind != Kind.ROW_SECURITY
+                      && kind != Kind.REPLICA_IDENTITY
+                      && kind != Kind.STATISTICS));
+      String lock = onNewObject ? null : Locks.strongest(sql);
       return new Change(
           table,
           kind,
@@ -115,8 +137,10 @@ final class Plan {
           risk,
           String.join("; ", reasons),
           hint,
-          steps.stream().sorted(SCRIPT_ORDER).map(Step::sql).toList(),
-          refusal);
+          sql,
+          refusal,
+          lock,
+          risk == Risk.SAFE && !Plan.this.online ? null : online);
     }
   }
 

@@ -15,7 +15,7 @@ import java.util.Map;
  * DiffReport report =
  *     SchemaDiff.run(
  *         new SchemaDiff.Request("base/db/migration", "db/migration", Map.of(), Map.of(),
- *             Map.of(), null, FailOn.DESTRUCTIVE));
+ *             Map.of(), null, FailOn.DESTRUCTIVE, false));
  * System.out.print(report.markdown());
  * }</pre>
  */
@@ -33,6 +33,7 @@ public final class SchemaDiff {
    * @param headPlaceholders placeholders for the head only; they win over {@code placeholders}
    * @param jdbcUrl the server to use, or null for an embedded PostgreSQL in a temporary directory
    * @param failOn which changes fail the diff
+   * @param online whether to print the online plan ({@code --online})
    */
   public record Request(
       String base,
@@ -41,7 +42,8 @@ public final class SchemaDiff {
       Map<String, String> basePlaceholders,
       Map<String, String> headPlaceholders,
       String jdbcUrl,
-      FailOn failOn) {
+      FailOn failOn,
+      boolean online) {
 
     /** Copies the placeholders. */
     public Request {
@@ -82,10 +84,15 @@ public final class SchemaDiff {
                 : ScratchPostgres.at(request.jdbcUrl())) {
       Catalog before = pg.apply(base, "base", request.forBase()).catalog();
       Catalog after = pg.apply(head, "head", request.forHead()).catalog();
-      CatalogDiff diff = CatalogDiff.between(before, after);
+      CatalogDiff diff = CatalogDiff.between(before, after, request.online());
       Verification verification = verify(pg, base, request.forBase(), diff, after);
       return new DiffReport(
-          base.displayName(), head.displayName(), diff, request.failOn(), verification);
+          base.displayName(),
+          head.displayName(),
+          diff,
+          request.failOn(),
+          verification,
+          request.online());
     }
   }
 

@@ -38,8 +38,11 @@ import picocli.CommandLine.Spec;
     description = {
       "Compare two Flyway migration sets; each change is safe, locking or destructive.",
       "Applies both sets to scratch schemas of a PostgreSQL, compares the catalogs they leave"
-          + " (schemas, tables, columns, keys, constraints, indexes, sequences) and prints the"
-          + " difference, each change classified with its reason.",
+          + " (tables, columns, keys, indexes, sequences, partitions, types, functions, views,"
+          + " triggers, policies, comments, grants: docs/schema-diff.md) and prints the"
+          + " difference, each change classified with its reason. The SQL is checked first on a"
+          + " scratch schema: when the base plus the SQL is not exactly the head, the verdict"
+          + " says so and the exit code is 3.",
       ""
     },
     footer = {
@@ -119,6 +122,14 @@ public final class SchemaDiffCommand implements Callable<Integer> {
   private boolean json;
 
   @Option(
+      names = "--online",
+      description =
+          "Print the online plan: indexes built CONCURRENTLY, foreign keys and checks added NOT"
+              + " VALID then validated, SET NOT NULL through a validated CHECK, unique keys added"
+              + " USING INDEX, under a lock_timeout header; each change is classified by that plan.")
+  private boolean online;
+
+  @Option(
       names = "--placeholder",
       paramLabel = "KEY=VALUE",
       description =
@@ -184,7 +195,14 @@ public final class SchemaDiffCommand implements Callable<Integer> {
       DiffReport report =
           SchemaDiff.run(
               new SchemaDiff.Request(
-                  base, head, placeholders, basePlaceholders, headPlaceholders, url, failOn));
+                  base,
+                  head,
+                  placeholders,
+                  basePlaceholders,
+                  headPlaceholders,
+                  url,
+                  failOn,
+                  online));
       out.print(
           switch (json ? Format.JSON : format) {
             case MARKDOWN -> report.markdown();

@@ -127,14 +127,15 @@ class ClassificationTest {
 
             ### Table `accounts`
 
-            | change | object | definition | class | reason |
-            | --- | --- | --- | --- | --- |
+            | change | object | definition | class | reason | lock | online alternative |
+            | --- | --- | --- | --- | --- | --- | --- |
             | added | column `note` | `text` | safe | nullable column without a default: catalog\
-             only |
+             only | ACCESS EXCLUSIVE |  |
 
             ### SQL from base to head
 
             ```sql
+            -- lock: ACCESS EXCLUSIVE
             ALTER TABLE accounts ADD COLUMN note text;
             ```
             """

@@ -74,9 +74,14 @@ class LedgerHistoryTest {
             "promotions index promotions_version added safe",
             "promotions sequence promotions_seq_seq added safe",
             "tasks column blocked added safe",
+            "tasks column not_before added safe",
+            "tasks column max_attempts added safe",
             "tasks index tasks_by_origin added locking",
             "tasks index tasks_claim_class added locking",
-            "tasks index tasks_claimable added locking");
+            "tasks index tasks_claimable added locking",
+            "tasks index tasks_due added locking",
+            "- function tasks_notify_workers() added safe",
+            "tasks trigger tasks_notify_workers on tasks added safe");
     Map<String, String> after = new HashMap<>();
     for (JsonNode c : result.json().get("changes")) {
       after.put(c.get("name").asText(), c.get("after").asText());
@@ -92,7 +97,7 @@ class LedgerHistoryTest {
     assertThat(after.get("tasks_by_origin")).isEqualTo("btree (origin) WHERE origin IS NOT NULL");
     assertThat(result.json().get("verdict").asText())
         .isEqualTo(
-            "Schema diff: 25 changes (3 locking, 22 safe); checked: the base plus this SQL gives"
+            "Schema diff: 30 changes (4 locking, 26 safe); checked: the base plus this SQL gives"
                 + " exactly the head.");
   }
 
@@ -129,9 +134,14 @@ class LedgerHistoryTest {
             "promotions column why_erased added safe",
             "promotions index promotions_version changed locking",
             "tasks column blocked added safe",
+            "tasks column not_before added safe",
+            "tasks column max_attempts added safe",
             "tasks index tasks_by_origin added locking",
             "tasks index tasks_claim_class added locking",
-            "tasks index tasks_claimable added locking");
+            "tasks index tasks_claimable added locking",
+            "tasks index tasks_due added locking",
+            "- function tasks_notify_workers() added safe",
+            "tasks trigger tasks_notify_workers on tasks added safe");
     JsonNode version = result.json().get("changes").get(7);
     assertThat(version.get("before").asText()).isEqualTo("UNIQUE btree (entry, tier, digest)");
     assertThat(version.get("after").asText())

@@ -115,7 +115,8 @@ class SchemaDiffAcceptanceTest {
               Map.of(),
               Map.of(),
               TestServer.get().urlFor(db),
-              FailOn.NEVER));
+              FailOn.NEVER,
+              false));
     } finally {
       FREE.add(db);
     }

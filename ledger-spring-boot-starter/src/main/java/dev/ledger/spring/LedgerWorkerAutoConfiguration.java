@@ -1,0 +1,94 @@
+package dev.ledger.spring;
+
+import dev.ledger.InvalidInputException;
+import dev.ledger.Ledger;
+import dev.ledger.worker.WorkerPool;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import javax.sql.DataSource;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * Runs the worker runtime ({@code dev.ledger.worker}) from handler beans: one {@link WorkerPool}
+ * over the starter's {@link Ledger}, serving the domain of every {@link LedgerTaskHandler} bean,
+ * configured by {@code ledger.worker.*} ({@link LedgerWorkerProperties}). The pool starts when the
+ * context has started (after every bean, the service's Flyway and the ledger's migration) and
+ * closes first when it stops, before the {@code DataSource} does ({@link LedgerWorkerLifecycle}).
+ *
+ * <p>Only when the worker classes are on the class path, a {@code Ledger} and at least one handler
+ * bean exist, and {@code ledger.worker.enabled} is not false. A {@code LedgerWorkerLifecycle} bean
+ * of the application's own replaces it.
+ */
+@AutoConfiguration(after = LedgerAutoConfiguration.class)
+@ConditionalOnClass(name = "dev.ledger.worker.WorkerPool")
+@ConditionalOnBean({Ledger.class, LedgerTaskHandler.class})
+@ConditionalOnProperty(prefix = "ledger.worker", name = "enabled", matchIfMissing = true)
+@EnableConfigurationProperties(LedgerWorkerProperties.class)
+public class LedgerWorkerAutoConfiguration {
+
+  /** Created by Spring. */
+  public LedgerWorkerAutoConfiguration() {}
+
+  /**
+   * The pool's lifecycle over the handler beans.
+   *
+   * @param ledger the ledger
+   * @param dataSource the service's data source, for the pool's one listening connection
+   * @param handlers every {@link LedgerTaskHandler} bean
+   * @param properties {@code ledger.worker.*}
+   * @return the lifecycle; the pool is built and started by {@link LedgerWorkerLifecycle#start()}
+   * @throws InvalidInputException naming {@code domain} when two handler beans serve one domain
+   */
+  @Bean
+  @ConditionalOnMissingBean
+  public LedgerWorkerLifecycle ledgerWorkerLifecycle(
+      Ledger ledger,
+      DataSource dataSource,
+      ObjectProvider<LedgerTaskHandler> handlers,
+      LedgerWorkerProperties properties) {
+    Map<String, LedgerTaskHandler> byDomain = new HashMap<>();
+    List<LedgerTaskHandler> all = handlers.orderedStream().toList();
+    for (LedgerTaskHandler h : all) {
+      LedgerTaskHandler before = byDomain.putIfAbsent(h.domain(), h);
+      if (before != null) {
+        throw new InvalidInputException(
+            "domain",
+            "two LedgerTaskHandler beans serve "
+                + h.domain()
+                + ": "
+                + before.getClass().getName()
+                + " and "
+                + h.getClass().getName());
+      }
+    }
+    return new LedgerWorkerLifecycle(
+        () -> {
+          WorkerPool.Builder b =
+              WorkerPool.builder(ledger)
+                  .dataSource(dataSource)
+                  .concurrency(properties.getConcurrency())
+                  .lease(properties.getLease())
+                  .pollInterval(properties.getPollInterval())
+                  .shutdownTimeout(properties.getShutdownTimeout())
+                  .manifest(properties.getManifest());
+          if (properties.getHolder() != null) {
+            b.holder(properties.getHolder());
+          }
+          if (properties.isAwaitUnknownDomains()) {
+            b.awaitUnknownDomains();
+          }
+          for (LedgerTaskHandler h : all) {
+            b.domain(h.domain(), h);
+          }
+          return b.build();
+        });
+  }
+}

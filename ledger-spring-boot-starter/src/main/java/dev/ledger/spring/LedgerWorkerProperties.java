@@ -1,0 +1,158 @@
+package dev.ledger.spring;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+
+/**
+ * The {@code ledger.worker.*} properties: the worker pool the starter runs over the {@link
+ * LedgerTaskHandler} beans. Mutable bean for binding; read once, when the context starts.
+ */
+@ConfigurationProperties(prefix = "ledger.worker")
+public class LedgerWorkerProperties {
+
+  /** Whether the starter runs a worker pool when LedgerTaskHandler beans exist. */
+  private boolean enabled = true;
+
+  /** How many tasks run at once (worker threads), 1 to 1000. */
+  private int concurrency = 4;
+
+  /** How long each lease lasts; the pool heartbeats every third of it. */
+  private Duration lease = Duration.ofSeconds(30);
+
+  /** How often the pool claims when no wake-up came. */
+  private Duration pollInterval = Duration.ofSeconds(5);
+
+  /** How long shutdown waits for running handlers before it interrupts them. */
+  private Duration shutdownTimeout = Duration.ofSeconds(30);
+
+  /**
+   * The holder name leases are taken in, unique per pool; by default host, pid and a random part.
+   */
+  private String holder;
+
+  /**
+   * The requirements this service's workers meet: a task is claimed only when all of its are here.
+   */
+  private List<String> manifest = new ArrayList<>();
+
+  /**
+   * Whether the pool starts although a served domain has no schema yet (it waits for the domain's
+   * first task); by default an unknown domain fails startup. Provisioning the domains at startup
+   * (ledger.migration.domains) avoids the question.
+   */
+  private boolean awaitUnknownDomains = false;
+
+  /**
+   * @return whether the pool runs
+   */
+  public boolean isEnabled() {
+    return enabled;
+  }
+
+  /**
+   * @param enabled false to run no pool
+   */
+  public void setEnabled(boolean enabled) {
+    this.enabled = enabled;
+  }
+
+  /**
+   * @return worker threads
+   */
+  public int getConcurrency() {
+    return concurrency;
+  }
+
+  /**
+   * @param concurrency worker threads, 1 to 1000
+   */
+  public void setConcurrency(int concurrency) {
+    this.concurrency = concurrency;
+  }
+
+  /**
+   * @return the lease
+   */
+  public Duration getLease() {
+    return lease;
+  }
+
+  /**
+   * @param lease 300 ms or more
+   */
+  public void setLease(Duration lease) {
+    this.lease = lease;
+  }
+
+  /**
+   * @return the poll interval
+   */
+  public Duration getPollInterval() {
+    return pollInterval;
+  }
+
+  /**
+   * @param pollInterval 10 ms to 1 hour
+   */
+  public void setPollInterval(Duration pollInterval) {
+    this.pollInterval = pollInterval;
+  }
+
+  /**
+   * @return the shutdown timeout
+   */
+  public Duration getShutdownTimeout() {
+    return shutdownTimeout;
+  }
+
+  /**
+   * @param shutdownTimeout zero or more
+   */
+  public void setShutdownTimeout(Duration shutdownTimeout) {
+    this.shutdownTimeout = shutdownTimeout;
+  }
+
+  /**
+   * @return the holder, or null for the pool's default
+   */
+  public String getHolder() {
+    return holder;
+  }
+
+  /**
+   * @param holder the holder name, or null
+   */
+  public void setHolder(String holder) {
+    this.holder = holder;
+  }
+
+  /**
+   * @return the manifest, mutable
+   */
+  public List<String> getManifest() {
+    return manifest;
+  }
+
+  /**
+   * @param manifest the requirements met
+   */
+  public void setManifest(List<String> manifest) {
+    this.manifest = manifest;
+  }
+
+  /**
+   * @return whether unknown domains are awaited
+   */
+  public boolean isAwaitUnknownDomains() {
+    return awaitUnknownDomains;
+  }
+
+  /**
+   * @param awaitUnknownDomains true to start with domains that have no schema yet
+   */
+  public void setAwaitUnknownDomains(boolean awaitUnknownDomains) {
+    this.awaitUnknownDomains = awaitUnknownDomains;
+  }
+}
