@@ -23,7 +23,10 @@ import dev.ledger.migrate.MigrationException;
  *   <li>{@value #LOCKED}: another migration run held the database's migration lock for the whole
  *       {@code --lock-timeout} ({@code migrate}, {@code plan}); for {@code fleet migrate} and
  *       {@code fleet plan}: no tenant degraded, but some tenant was skipped because another run
- *       held its lock (its status unchanged; the next run migrates it).
+ *       held its lock (its status unchanged; the next run migrates it);
+ *   <li>{@value #REFUSED}: a task command's {@code --tenant} is unknown, provisioning or degraded
+ *       in the control database's registry (a tenant whose database does not answer is {@value
+ *       #DATABASE}).
  * </ul>
  */
 public final class ExitCodes {
@@ -51,6 +54,9 @@ public final class ExitCodes {
 
   /** A domain's schema holds tables that are not a ledger's; left alone. */
   public static final int FOREIGN_SCHEMA = 7;
+
+  /** {@code --tenant}: the tenant is unknown, provisioning or degraded, so it is not served. */
+  public static final int REFUSED = 8;
 
   private ExitCodes() {}
 
@@ -88,6 +94,11 @@ public final class ExitCodes {
     }
     if (e instanceof dev.ledger.ForeignSchemaException) {
       return FOREIGN_SCHEMA;
+    }
+    if (e instanceof dev.ledger.tenants.TenantUnavailableException t) {
+      return t.reason() == dev.ledger.tenants.TenantUnavailableException.Reason.UNREACHABLE
+          ? DATABASE
+          : REFUSED;
     }
     if (e instanceof dev.ledger.LedgerStorageException
         || e instanceof DatabaseUnreachableException) {

@@ -10,12 +10,16 @@ import picocli.CommandLine.Spec;
 
 /**
  * The base of the commands that work on a ledger: opens the database chosen by {@link
- * DatabaseOptions}, opens the {@link Ledger}, runs, and closes both.
+ * DatabaseOptions} (or the fleet tenant chosen by {@link TenantOptions}), opens the {@link Ledger},
+ * runs, and closes both.
  */
 public abstract class LedgerCommand implements Callable<Integer> {
 
   /** The database to work on. */
   @Mixin protected DatabaseOptions database;
+
+  /** Or a tenant of a fleet, by id: {@code --control URL --tenant ID}. */
+  @Mixin protected TenantOptions tenant;
 
   /** Print one JSON document instead of text. */
   @Option(names = "--json", description = "Print one JSON document instead of text.")
@@ -30,6 +34,15 @@ public abstract class LedgerCommand implements Callable<Integer> {
 
   @Override
   public final Integer call() {
+    if (tenant.given()) {
+      if (database.url != null) {
+        throw new picocli.CommandLine.ParameterException(
+            spec.commandLine(), "--url and --tenant exclude each other: give one of them");
+      }
+      try (TenantOptions.OpenTenant t = tenant.open(database.directorySchema())) {
+        return run(t.ledger(), spec.commandLine().getOut());
+      }
+    }
     try (DatabaseOptions.OpenDatabase db = database.open()) {
       return run(db.ledger(), spec.commandLine().getOut());
     }
