@@ -51,7 +51,7 @@ public class CheckSchemaSnapshot {
 
     String committed = Files.exists(snapshot) ? Files.readString(snapshot) : null;
     if (fresh.equals(committed)) {
-      System.out.println("schema snapshot: migrations/schema.sql is current");
+      // current: nothing to say (a quiet build)
       return;
     }
     if (update) {

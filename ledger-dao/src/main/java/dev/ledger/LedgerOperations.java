@@ -411,9 +411,9 @@ public abstract class LedgerOperations {
    * {@code blocked} flags), all domains in one transaction: a failure anywhere leaves every old
    * projection as it was. Per domain, the old rows are deleted, the events are streamed in sequence
    * order ({@code COPY TO STDOUT}, payloads read by a streaming JSON parser) and folded in memory
-   * with the same {@link Projection} the live operations use, and the rows are written with {@code
-   * COPY ... FROM STDIN}. Until it commits, readers see the old projection. Holds one domain's task
-   * rows in memory at a time. Ports {@code rebuild}.
+   * with the same {@link dev.ledger.internal.Projection} the live operations use, and the rows are
+   * written with {@code COPY ... FROM STDIN}. Until it commits, readers see the old projection.
+   * Holds one domain's task rows in memory at a time. Ports {@code rebuild}.
    *
    * @return how many events were replayed
    * @throws LedgerStorageException when the database fails or refuses a replayed row (e.g. a

@@ -34,11 +34,12 @@ import org.jooq.impl.SQLDataType;
 
 /**
  * Filing and admitting many tasks of one domain in one call and one transaction ({@link
- * dev.ledger.Ledger#fileAll}): the events and rows {@link Ledger#file} and {@link Ledger#admit}
- * write for each, appended set-wise (one {@code INSERT} of every event over {@code unnest},
- * multi-row inserts of the rows, routes and claim classes) instead of several round trips per task.
- * Idempotent on origin as {@code file} is: a spec whose origin and upstream event were filed before
- * (or earlier in the same batch) gets the first task's id and writes nothing.
+ * dev.ledger.Ledger#fileAll}): the events and rows {@link dev.ledger.Ledger#file} and {@link
+ * dev.ledger.Ledger#admit} write for each, appended set-wise (one {@code INSERT} of every event
+ * over {@code unnest}, multi-row inserts of the rows, routes and claim classes) instead of several
+ * round trips per task. Idempotent on origin as {@code file} is: a spec whose origin and upstream
+ * event were filed before (or earlier in the same batch) gets the first task's id and writes
+ * nothing.
  */
 public final class BatchFiling {
 

@@ -19,6 +19,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.IntStream;
 import org.jooq.ExecuteContext;
 import org.jooq.ExecuteListener;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -29,7 +30,12 @@ import org.slf4j.LoggerFactory;
  * reads every schema, in a number of statements that grows by one history batch per 200. Times are
  * logged (no timing assertion): the job's no-op, its full check, and one Flyway run per schema for
  * the same schemas.
+ *
+ * <p>Tagged {@code scale}: about two minutes on a 2-core machine, so {@code ./mvnw verify} leaves
+ * it out and {@code .ci/run} runs it on purpose ({@code -Dledger.test.groups=scale
+ * -Dledger.test.excludedGroups=}).
  */
+@Tag("scale")
 class NoOpAtScaleTest {
 
   private static final Logger LOG = LoggerFactory.getLogger(NoOpAtScaleTest.class);

@@ -39,9 +39,10 @@ import picocli.CommandLine.Spec;
     name = "work",
     mixinStandardHelpOptions = true,
     description = {
-      "Run a command for each task of a domain: the task as JSON on stdin; exit 0 completes it",
-      "(stdout is the handoff), non-zero fails it with stderr as the error (retried with backoff,",
-      "then a dead letter). Stops cleanly on SIGTERM."
+      "Run a command for each task of a domain, as a worker pool.",
+      "The task goes to the command as JSON on stdin; exit 0 completes it (stdout is the",
+      "handoff), non-zero fails it with stderr as the error (retried with backoff, then a dead",
+      "letter). Stops cleanly on SIGTERM."
     },
     footer = {
       "",
