@@ -97,6 +97,31 @@ class ErasureTest {
   }
 
   @Test
+  void scrub_tasks_reaches_the_retries_filed_from_the_origin_s_tasks() {
+    Ledger ledger = Ledger.open(PG.dataSource());
+    String origin = "entry:retried";
+    String root =
+        ledger.file(
+            TaskSpec.builder("erase-retry", "t " + SECRETS.get(0))
+                .body("b " + SECRETS.get(1))
+                .origin(origin, "e1")
+                .build());
+    ledger.admit(root);
+    Lease lease = ledger.claim(root, "w", Duration.ofMinutes(1), List.of(), Label.PUBLIC);
+    FailureRecord failure = ledger.fail(lease, "boom", 3, Duration.ZERO);
+    assertThat(failure.retryId()).isNotNull();
+    assertThat(ledger.get(failure.retryId()).spec().title()).isEqualTo("t " + SECRETS.get(0));
+    assertThat(occurrences("erase-retry", List.of(SECRETS.get(0)))).isNotEmpty();
+
+    int rewritten = ledger.scrubTasks("erase-retry", origin, Redaction.ERASED);
+
+    assertThat(rewritten).isEqualTo(2);
+    assertThat(occurrences("erase-retry", List.of(SECRETS.get(0), SECRETS.get(1)))).isEmpty();
+    assertThat(ledger.get(failure.retryId()).status()).isEqualTo(Status.INVALIDATED);
+    assertThat(ledger.get(failure.retryId()).spec().title()).isEqualTo("[erased]");
+  }
+
+  @Test
   void a_redaction_with_a_null_body_is_refused_naming_the_field_and_nothing_is_written() {
     Ledger ledger = Ledger.open(PG.dataSource());
     String id =
@@ -124,8 +149,13 @@ class ErasureTest {
    * holds a secret.
    */
   private static List<String> occurrences(List<String> secrets) {
+    return occurrences("erase", secrets);
+  }
+
+  /** Where any secret appears in a text column of the domain's schema or the directory. */
+  private static List<String> occurrences(String domain, List<String> secrets) {
     DSLContext ctx = DSL.using(PG.dataSource(), SQLDialect.POSTGRES);
-    String domainSchema = DomainSchemas.schemaName("erase");
+    String domainSchema = DomainSchemas.schemaName(domain);
     List<String> found = new ArrayList<>();
     Field<String> schema = DSL.field(DSL.name("table_schema"), String.class);
     Field<String> table = DSL.field(DSL.name("table_name"), String.class);

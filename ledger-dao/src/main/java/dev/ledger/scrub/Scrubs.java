@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.function.Function;
 import org.jooq.DSLContext;
+import org.jooq.impl.DSL;
 
 /**
  * Erasure: the why of an entry's promotions ({@link #scrubPromotions}), the texts of the tasks
@@ -118,9 +119,16 @@ public final class Scrubs {
   }
 
   private int scrubTasksIn(Tx tx, DSLContext ctx, String origin, Redaction redaction) {
+    // the tasks filed from the origin, and their retries: a retry is filed from its chain's root
+    // (origin retries:<root>) with the root's title and body, so it carries the same text
     List<TasksRecord> rows =
         ctx.selectFrom(TASKS)
             .where(TASKS.ORIGIN.eq(origin))
+            .or(
+                TASKS.ORIGIN.in(
+                    DSL.select(DSL.inline("retries:").concat(TASKS.as("r").ID))
+                        .from(TASKS.as("r"))
+                        .where(TASKS.as("r").ORIGIN.eq(origin))))
             .orderBy(TASKS.CREATED)
             .forUpdate()
             .fetch();
