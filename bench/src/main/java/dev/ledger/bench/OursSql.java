@@ -126,7 +126,7 @@ record OursSql(
         new String[] {"select", "insert into", "insert into", "insert into"},
         1,
         4,
-        21,
+        23,
         3);
     shape("admit", admit, new String[] {"select", "select", "insert into", "update"}, 1, 1, 4, 2);
     shape(
@@ -154,7 +154,8 @@ record OursSql(
         4);
     if (!file.get(0).contains("pg_advisory_xact_lock")
         || !file.get(2).contains(".\"tasks\" (\"id\", \"domain\", \"title\"")
-        || !file.get(2).contains("\"posted_to\", \"blocked\") values")
+        || !file.get(2)
+            .contains("\"posted_to\", \"blocked\", \"not_before\", \"max_attempts\") values")
         || !complete.get(3).contains("set \"status\" = ?, \"lease_until\" = ?, \"handoff\" = ?")
         || !claim.get(2).contains("unnest(")
         || claim.get(2).indexOf("unnest(") > claim.get(2).lastIndexOf('?')) {

@@ -139,6 +139,8 @@ final class RawLedger {
           text(p, 19, null);
           text(p, 20, null);
           p.setBoolean(21, false); // blocked: the baseline files no dependencies
+          text(p, 22, spec.notBefore() == null ? null : Rfc3339.format(spec.notBefore()));
+          p.setLong(23, spec.maxAttempts());
           one(p.executeUpdate(), "insert task");
         }
         try (PreparedStatement p = c.prepareStatement(file[3])) {
