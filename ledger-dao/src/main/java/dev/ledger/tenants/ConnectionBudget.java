@@ -6,21 +6,31 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The most physical connections all tenants' pools may hold together. A pool takes a permit for
  * each connection it opens ({@link BudgetedDataSource}) and gives it back when the connection
- * closes. When none is free, the tenant pool holding the most idle connections is told to close
- * them ({@link ServedTenant#evictIdle()}), and the opener waits for a permit up to the connect
- * timeout. Thread-safe.
+ * closes. When none is free, the least recently used tenant pool with idle connections is told to
+ * close them ({@link ServedTenant#evictIdle()}), and the opener waits for a permit up to the
+ * connect timeout. A pool that already holds a connection does not grow while the budget is spent:
+ * its caller waits for one of the pool's own connections instead ({@link TenantDataSource}), so a
+ * busy tenant's second connection never costs another tenant its only one. Thread-safe.
  */
 final class ConnectionBudget {
 
   private static final long RELIEF_STEP_NANOS = TimeUnit.MILLISECONDS.toNanos(25);
 
+  /** How long a pool that holds connections waits for a free permit before evicting another's. */
+  static final long GROWTH_GRACE_MILLIS = 250;
+
+  private static final long GROWTH_STEP_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
+
   private final int limit;
   private final Semaphore permits;
   private final AtomicInteger open = new AtomicInteger();
+  private final AtomicLong connected = new AtomicLong();
+  private final AtomicLong evictions = new AtomicLong();
   private final Set<ServedTenant> pools = ConcurrentHashMap.newKeySet();
 
   ConnectionBudget(int limit) {
@@ -38,6 +48,26 @@ final class ConnectionBudget {
     return open.get();
   }
 
+  /** Records a physical connect that succeeded. */
+  void connected() {
+    connected.incrementAndGet();
+  }
+
+  /** Physical connects that succeeded since the budget was made. */
+  long connects() {
+    return connected.get();
+  }
+
+  /** How many times a pool was told to close its idle connections to make room. */
+  long evictions() {
+    return evictions.get();
+  }
+
+  /** Whether a permit is free now (a new connection would not have to evict another's). */
+  boolean hasRoom() {
+    return permits.availablePermits() > 0;
+  }
+
   /** A pool whose idle connections may be closed to make room. */
   void add(ServedTenant tenant) {
     pools.add(tenant);
@@ -48,30 +78,57 @@ final class ConnectionBudget {
     pools.remove(tenant);
   }
 
+  /** What {@link #acquire} got. */
+  enum Grant {
+    /** A permit: the caller must {@link #release()} it once. */
+    TAKEN,
+    /** No permit, none needed: the pool's callers were served by its own connections. */
+    NOT_NEEDED,
+    /** No permit within the timeout. */
+    TIMED_OUT
+  }
+
   /**
-   * Takes a permit for a new connection.
+   * Takes a permit for a new connection. When none is free and the requesting pool already holds a
+   * connection, it first waits up to {@value #GROWTH_GRACE_MILLIS} ms for a permit without evicting
+   * anyone, giving up as soon as its callers were served by the pool's own connections (a returned
+   * one usually serves a second caller within milliseconds); only after that grace, or for a pool
+   * with no connection at all, does it make another pool close its idle ones.
    *
    * @param timeout how long to wait at most
    * @param requester the pool that wants it (its own idle connections are not evicted)
-   * @return true when taken (the caller must {@link #release()} it once), false on timeout
+   * @return what was got
    * @throws InterruptedException when interrupted while waiting
    */
-  boolean acquire(Duration timeout, ServedTenant requester) throws InterruptedException {
+  Grant acquire(Duration timeout, ServedTenant requester) throws InterruptedException {
     // a timed try honours the fair queue: a new request does not overtake one that waits
     if (permits.tryAcquire(0, TimeUnit.NANOSECONDS)) {
       open.incrementAndGet();
-      return true;
+      return Grant.TAKEN;
     }
-    long deadline = System.nanoTime() + timeout.toNanos();
+    long start = System.nanoTime();
+    long deadline = start + timeout.toNanos();
+    if (requester.openConnections() > 0) {
+      long graceEnd = start + TimeUnit.MILLISECONDS.toNanos(GROWTH_GRACE_MILLIS);
+      while (graceEnd - System.nanoTime() > 0 && deadline - System.nanoTime() > 0) {
+        if (!requester.awaitsConnection()) {
+          return Grant.NOT_NEEDED;
+        }
+        if (permits.tryAcquire(GROWTH_STEP_NANOS, TimeUnit.NANOSECONDS)) {
+          open.incrementAndGet();
+          return Grant.TAKEN;
+        }
+      }
+    }
     while (true) {
       relieve(requester);
       long left = deadline - System.nanoTime();
       if (left <= 0) {
-        return false;
+        return Grant.TIMED_OUT;
       }
       if (permits.tryAcquire(Math.min(left, RELIEF_STEP_NANOS), TimeUnit.NANOSECONDS)) {
         open.incrementAndGet();
-        return true;
+        return Grant.TAKEN;
       }
     }
   }
@@ -100,24 +157,26 @@ final class ConnectionBudget {
   }
 
   /**
-   * Asks the pool with the most idle connections (not the requester's, none with a caller waiting)
-   * to close them.
+   * Asks the least recently used pool with idle connections (not the requester's, none with a
+   * caller waiting) to close them: under a budget smaller than the tenants in use, the tenants
+   * called most keep their connections.
    */
   private void relieve(ServedTenant requester) {
-    ServedTenant most = null;
-    int mostIdle = 0;
+    ServedTenant lru = null;
+    long lruUsed = Long.MAX_VALUE;
     for (ServedTenant t : pools) {
-      if (t == requester) {
+      if (t == requester || t.evictableConnections() == 0) {
         continue;
       }
-      int idle = t.evictableConnections();
-      if (idle > mostIdle) {
-        most = t;
-        mostIdle = idle;
+      long used = t.lastUsed();
+      if (lru == null || used - lruUsed < 0) {
+        lru = t;
+        lruUsed = used;
       }
     }
-    if (most != null) {
-      most.evictIdle();
+    if (lru != null) {
+      evictions.incrementAndGet();
+      lru.evictIdle();
     }
   }
 }

@@ -33,6 +33,7 @@ final class TenantDataSource implements DataSource {
           "tenant " + tenant.tenant() + " is unreachable: refused at once until a probe reaches it",
           "08001");
     }
+    tenant.used();
     return pool.getConnection();
   }
 
