@@ -3,6 +3,8 @@ package dev.ledger.tenants;
 import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -21,8 +23,14 @@ final class ConnectionBudget {
 
   private static final long RELIEF_STEP_NANOS = TimeUnit.MILLISECONDS.toNanos(25);
 
+  /** How long a wait that made a pool close its idle connections waits before it asks again. */
+  private static final long RELIEF_RETRY_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
+
   /** How long a pool that holds connections waits for a free permit before evicting another's. */
   static final long GROWTH_GRACE_MILLIS = 250;
+
+  /** How long a closed connection's permit is kept while others wait (its server process exits). */
+  static final long LINGER_MILLIS = 50;
 
   private static final long GROWTH_STEP_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
 
@@ -32,10 +40,14 @@ final class ConnectionBudget {
   private final AtomicLong connected = new AtomicLong();
   private final AtomicLong evictions = new AtomicLong();
   private final Set<ServedTenant> pools = ConcurrentHashMap.newKeySet();
+  private final AtomicInteger waiting = new AtomicInteger();
+  private final ScheduledExecutorService later;
+  private final Set<Object> lingering = ConcurrentHashMap.newKeySet();
 
-  ConnectionBudget(int limit) {
+  ConnectionBudget(int limit, ScheduledExecutorService later) {
     this.limit = limit;
     this.permits = new Semaphore(limit, true);
+    this.later = later;
   }
 
   /** The budget. */
@@ -90,7 +102,8 @@ final class ConnectionBudget {
 
   /**
    * Takes a permit for a new connection. When none is free and the requesting pool already holds a
-   * connection, it first waits up to {@value #GROWTH_GRACE_MILLIS} ms for a permit without evicting
+   * connection (and no caller that holds one of them asks for another: that one would wait for
+   * itself), it first waits up to {@value #GROWTH_GRACE_MILLIS} ms for a permit without evicting
    * anyone, giving up as soon as its callers were served by the pool's own connections (a returned
    * one usually serves a second caller within milliseconds); only after that grace, or for a pool
    * with no connection at all, does it make another pool close its idle ones.
@@ -106,9 +119,18 @@ final class ConnectionBudget {
       open.incrementAndGet();
       return Grant.TAKEN;
     }
+    waiting.incrementAndGet();
+    try {
+      return awaitPermit(timeout, requester);
+    } finally {
+      waiting.decrementAndGet();
+    }
+  }
+
+  private Grant awaitPermit(Duration timeout, ServedTenant requester) throws InterruptedException {
     long start = System.nanoTime();
     long deadline = start + timeout.toNanos();
-    if (requester.openConnections() > 0) {
+    if (requester.openConnections() > 0 && !requester.nestedWaiting()) {
       long graceEnd = start + TimeUnit.MILLISECONDS.toNanos(GROWTH_GRACE_MILLIS);
       while (graceEnd - System.nanoTime() > 0 && deadline - System.nanoTime() > 0) {
         if (!requester.awaitsConnection()) {
@@ -120,8 +142,14 @@ final class ConnectionBudget {
         }
       }
     }
+    long nextRelief = System.nanoTime();
     while (true) {
-      relieve(requester);
+      long now = System.nanoTime();
+      if (now - nextRelief >= 0) {
+        // one eviction per wait: its connection's permit comes back when the connection has
+        // closed (and lingered); evicting again before that would close a second tenant's
+        nextRelief = now + (relieve(requester) ? RELIEF_RETRY_NANOS : RELIEF_STEP_NANOS);
+      }
       long left = deadline - System.nanoTime();
       if (left <= 0) {
         return Grant.TIMED_OUT;
@@ -133,8 +161,43 @@ final class ConnectionBudget {
     }
   }
 
-  /** Gives back a permit taken by {@link #acquire}. */
+  /**
+   * Gives back a permit taken by {@link #acquire}, once its connection is closed. While another
+   * pool waits for one, the permit is given back {@value #LINGER_MILLIS} ms later: the server
+   * process of the closed connection is still exiting for a moment, and a connect made at once
+   * would have the server hold one process more than the budget.
+   */
   void release() {
+    if (waiting.get() > 0) {
+      Object token = new Object();
+      lingering.add(token);
+      try {
+        later.schedule(
+            () -> {
+              if (lingering.remove(token)) {
+                releaseNow();
+              }
+            },
+            LINGER_MILLIS,
+            TimeUnit.MILLISECONDS);
+        return;
+      } catch (RejectedExecutionException closing) {
+        lingering.remove(token); // the directory is closing: no one will connect
+      }
+    }
+    releaseNow();
+  }
+
+  /** Gives back at once the permits still lingering (the directory closed its scheduler). */
+  void flush() {
+    for (Object token : lingering) {
+      if (lingering.remove(token)) {
+        releaseNow();
+      }
+    }
+  }
+
+  private void releaseNow() {
     open.decrementAndGet();
     permits.release();
   }
@@ -159,9 +222,9 @@ final class ConnectionBudget {
   /**
    * Asks the least recently used pool with idle connections (not the requester's, none with a
    * caller waiting) to close them: under a budget smaller than the tenants in use, the tenants
-   * called most keep their connections.
+   * called most keep their connections. Returns whether one was asked.
    */
-  private void relieve(ServedTenant requester) {
+  private boolean relieve(ServedTenant requester) {
     ServedTenant lru = null;
     long lruUsed = Long.MAX_VALUE;
     for (ServedTenant t : pools) {
@@ -174,9 +237,11 @@ final class ConnectionBudget {
         lruUsed = used;
       }
     }
-    if (lru != null) {
-      evictions.incrementAndGet();
-      lru.evictIdle();
+    if (lru == null) {
+      return false;
     }
+    evictions.incrementAndGet();
+    lru.evictIdle();
+    return true;
   }
 }

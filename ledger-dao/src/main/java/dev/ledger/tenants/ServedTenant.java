@@ -42,6 +42,8 @@ final class ServedTenant {
   private volatile Throwable down;
   private volatile boolean closed;
   private volatile long lastUsed = System.nanoTime();
+  private final java.util.concurrent.atomic.AtomicInteger nested =
+      new java.util.concurrent.atomic.AtomicInteger();
 
   ServedTenant(RegistryEntry record, Settings settings) {
     this.record = record;
@@ -194,6 +196,21 @@ final class ServedTenant {
   /** When a connection was last asked for ({@link System#nanoTime()}). */
   long lastUsed() {
     return lastUsed;
+  }
+
+  /** A thread that holds a connection of this pool asks for another. */
+  void nestedBegin() {
+    nested.incrementAndGet();
+  }
+
+  /** ... and got it, or gave up. */
+  void nestedEnd() {
+    nested.decrementAndGet();
+  }
+
+  /** Whether a caller that holds one of this pool's connections waits for another. */
+  boolean nestedWaiting() {
+    return nested.get() > 0;
   }
 
   /** Whether more callers wait for one of this pool's connections than it has idle ones. */

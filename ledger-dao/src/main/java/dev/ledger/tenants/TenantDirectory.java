@@ -112,10 +112,6 @@ public final class TenantDirectory implements AutoCloseable {
       this.fleet = null;
       this.retryingFleet = null;
     }
-    this.budget = new ConnectionBudget(b.connectionBudget);
-    for (int i = 0; i < refusals.length; i++) {
-      refusals[i] = new LongAdder();
-    }
     AtomicInteger threads = new AtomicInteger();
     ThreadFactory factory =
         r -> {
@@ -126,6 +122,10 @@ public final class TenantDirectory implements AutoCloseable {
     ScheduledThreadPoolExecutor s = new ScheduledThreadPoolExecutor(2, factory);
     s.setRemoveOnCancelPolicy(true);
     this.scheduler = s;
+    this.budget = new ConnectionBudget(b.connectionBudget, scheduler);
+    for (int i = 0; i < refusals.length; i++) {
+      refusals[i] = new LongAdder();
+    }
     this.blocking = Executors.newFixedThreadPool(4, factory);
     this.settings =
         new ServedTenant.Settings(
@@ -600,6 +600,7 @@ public final class TenantDirectory implements AutoCloseable {
     for (ServedTenant t : all) {
       t.close();
     }
+    budget.flush();
     blocking.shutdown();
     try {
       if (!blocking.awaitTermination(config.drainTimeout.toMillis(), TimeUnit.MILLISECONDS)) {
