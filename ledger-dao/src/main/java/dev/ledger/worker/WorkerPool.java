@@ -490,7 +490,7 @@ public final class WorkerPool implements AutoCloseable {
    */
   private Map<String, Pickup> pickups(String domain, List<Lease> leases) {
     boolean reclaimed = leases.stream().anyMatch(l -> l.attempt() > 1);
-    if (metrics == WorkerMetrics.NONE && !reclaimed) {
+    if (!metrics.wantsPickup() && !reclaimed) {
       return Map.of();
     }
     return ledger.pickups(domain, leases.stream().map(Lease::taskId).toList());
@@ -532,7 +532,7 @@ public final class WorkerPool implements AutoCloseable {
         record(r, ctx, Outcome.failed(error), null);
         return;
       }
-      if (r.pickup != null) {
+      if (r.pickup != null && metrics.wantsPickup()) {
         metrics.pickedUp(r.domain, r.pickup.latency());
       }
       r.heartbeat =
