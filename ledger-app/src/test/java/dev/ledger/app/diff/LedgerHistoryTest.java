@@ -83,10 +83,11 @@ class LedgerHistoryTest {
             "- function ledger_directory_of(domain_schema text) added safe",
             "- function ledger_task_filed() added safe",
             "- function ledger_task_status_changed() added safe",
+            "- function ledger_tasks_completion_changed() added safe",
             "- function tasks_notify_workers() added safe",
             "tasks trigger ledger_task_filed on tasks added safe",
             "tasks trigger ledger_task_inserted_completed on tasks added safe",
-            "tasks trigger ledger_task_status_changed on tasks added safe",
+            "tasks trigger ledger_tasks_completion_changed on tasks added safe",
             "tasks trigger tasks_notify_workers on tasks added safe");
     Map<String, String> after = new HashMap<>();
     for (JsonNode c : result.json().get("changes")) {
@@ -149,10 +150,11 @@ class LedgerHistoryTest {
             "- function ledger_directory_of(domain_schema text) added safe",
             "- function ledger_task_filed() added safe",
             "- function ledger_task_status_changed() added safe",
+            "- function ledger_tasks_completion_changed() added safe",
             "- function tasks_notify_workers() added safe",
             "tasks trigger ledger_task_filed on tasks added safe",
             "tasks trigger ledger_task_inserted_completed on tasks added safe",
-            "tasks trigger ledger_task_status_changed on tasks added safe",
+            "tasks trigger ledger_tasks_completion_changed on tasks added safe",
             "tasks trigger tasks_notify_workers on tasks added safe");
     JsonNode version = result.json().get("changes").get(7);
     assertThat(version.get("before").asText()).isEqualTo("UNIQUE btree (entry, tier, digest)");
