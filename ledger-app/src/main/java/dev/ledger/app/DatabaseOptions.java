@@ -101,19 +101,7 @@ public final class DatabaseOptions {
   public OpenDatabase open(int connections) {
     String given = givenUrl();
     if (given != null) {
-      Dsn dsn;
-      try {
-        dsn = Dsn.parse(given.strip());
-      } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException("--url: " + e.getMessage(), null);
-      }
-      return new OpenDatabase(
-          pool(dsn, connections, dsn.describe()),
-          dsn,
-          dsn.describe(),
-          null,
-          directorySchema,
-          false);
+      return openUrl(given, connections, directorySchema);
     }
     Path data = (ledgerHome != null ? ledgerHome : home()).resolve("postgres");
     try {
@@ -132,6 +120,29 @@ public final class DatabaseOptions {
               + e.getMessage(),
           e);
     }
+  }
+
+  /**
+   * Opens a database given by URL (from {@code --url} or {@code LEDGER_URL}), its first connection
+   * made at once.
+   *
+   * @param given a JDBC URL or libpq URI, credentials allowed
+   * @param connections the pool's size
+   * @param directorySchema the directory schema
+   * @return the open database; the caller closes it
+   * @throws IllegalArgumentException naming {@code --url} when it is not a PostgreSQL URL (the
+   *     message never repeats it)
+   * @throws DatabaseUnreachableException when it cannot be reached, after one attempt
+   */
+  public static OpenDatabase openUrl(String given, int connections, String directorySchema) {
+    Dsn dsn;
+    try {
+      dsn = Dsn.parse(given.strip());
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("--url: " + e.getMessage(), null);
+    }
+    return new OpenDatabase(
+        pool(dsn, connections, dsn.describe()), dsn, dsn.describe(), null, directorySchema, false);
   }
 
   /**

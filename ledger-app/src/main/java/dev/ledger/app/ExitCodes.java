@@ -26,7 +26,10 @@ import dev.ledger.migrate.MigrationException;
  *       held its lock (its status unchanged; the next run migrates it);
  *   <li>{@value #REFUSED}: a task command's {@code --tenant} is unknown, provisioning or degraded
  *       in the control database's registry (a tenant whose database does not answer is {@value
- *       #DATABASE}).
+ *       #DATABASE});
+ *   <li>{@value #NO_REGISTRY}: {@code fleet list}, {@code fleet plan}, {@code fleet migrate}: the
+ *       control database holds no tenant registry (likely not a fleet's control database; {@code
+ *       fleet register}, or {@code fleet migrate --create-registry}, makes one).
  * </ul>
  */
 public final class ExitCodes {
@@ -58,6 +61,9 @@ public final class ExitCodes {
   /** {@code --tenant}: the tenant is unknown, provisioning or degraded, so it is not served. */
   public static final int REFUSED = 8;
 
+  /** The control database holds no tenant registry: likely the wrong database; nothing made. */
+  public static final int NO_REGISTRY = 9;
+
   private ExitCodes() {}
 
   /**
@@ -81,8 +87,8 @@ public final class ExitCodes {
    *
    * @param e the exception, not null
    * @return {@link #USAGE} for picocli's parameter errors and invalid arguments, {@link #LOCKED}
-   *     for a lock timeout, {@link #DATABASE} for SQL, connection and control-database failures,
-   *     {@link #FAILED} otherwise
+   *     for a lock timeout, {@link #NO_REGISTRY} for a control database without a registry, {@link
+   *     #DATABASE} for SQL, connection and control-database failures, {@link #FAILED} otherwise
    */
   public static int of(Throwable e) {
     if (e instanceof picocli.CommandLine.ParameterException
@@ -113,6 +119,7 @@ public final class ExitCodes {
           case LOCK_TIMEOUT -> LOCKED;
           case INVALID_ARGUMENT, TRANSACTION_POOLER -> USAGE;
           case DATABASE_UNAVAILABLE, CONTROL_DATABASE -> DATABASE;
+          case NO_REGISTRY -> NO_REGISTRY;
           case INVALID_MIGRATIONS -> FAILED;
         };
       }

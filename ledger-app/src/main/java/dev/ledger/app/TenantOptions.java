@@ -5,6 +5,8 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.ledger.Ledger;
 import dev.ledger.LedgerConfig;
 import dev.ledger.migrate.Dsn;
+import dev.ledger.migrate.MigrationException;
+import dev.ledger.migrate.TenantRegistry;
 import dev.ledger.tenants.TenantDirectory;
 import java.time.Duration;
 import picocli.CommandLine.Option;
@@ -63,7 +65,9 @@ public final class TenantOptions {
    * @return the open tenant; the caller closes it
    * @throws IllegalArgumentException naming {@code --tenant} or {@code --control} when refused
    * @throws dev.ledger.tenants.TenantUnavailableException when the tenant is not served
-   * @throws dev.ledger.migrate.MigrationException when the control database fails
+   * @throws dev.ledger.migrate.MigrationException when the control database fails, or holds no
+   *     registry ({@link MigrationException.Reason#NO_REGISTRY}, exit {@value
+   *     ExitCodes#NO_REGISTRY})
    */
   public OpenTenant open(String directorySchema) {
     if (tenant.isBlank()) {
@@ -88,6 +92,18 @@ public final class TenantOptions {
     config.setInitializationFailTimeout(-1);
     HikariDataSource pool = new HikariDataSource(config);
     try {
+      if (!new TenantRegistry(pool, controlSchema).exists()) {
+        throw new MigrationException(
+            MigrationException.Reason.NO_REGISTRY,
+            "no tenant registry in schema "
+                + controlSchema
+                + " of "
+                + dsn.describe()
+                + " (no "
+                + TenantRegistry.TABLE
+                + "): is --control the right database?",
+            null);
+      }
       TenantDirectory directory =
           TenantDirectory.builder()
               .control(pool)

@@ -59,6 +59,8 @@ public final class Fleet {
   private final Duration lockTimeout;
   private final boolean retryDegraded;
   private final boolean verifyAll;
+  private final boolean createRegistry;
+  private final String controlSchema;
   private final FleetListener listener;
   private final MigrationSets sets;
 
@@ -70,13 +72,15 @@ public final class Fleet {
     this.lockTimeout = b.lockTimeout;
     this.retryDegraded = b.retryDegraded;
     this.verifyAll = b.verifyAll;
+    this.createRegistry = b.createRegistry;
+    this.controlSchema = b.controlSchema;
     this.listener = b.listener;
     this.sets = new MigrationSets(b.extraDomainLocations);
   }
 
   /**
-   * A builder with the defaults: registry in {@code public}, 8 tenants at once, 2 schemas at once
-   * per tenant, lock timeout 10 minutes, degraded tenants skipped.
+   * A builder with the defaults: registry in {@code public} (made when absent), 8 tenants at once,
+   * 2 schemas at once per tenant, lock timeout 10 minutes, degraded tenants skipped.
    *
    * @return a new builder
    */
@@ -86,7 +90,9 @@ public final class Fleet {
 
   /**
    * Registers a tenant, or re-points it: its DSN is stored and its status reset to {@code
-   * provisioning} (the next {@link #migrate()} promotes it). Makes the registry first if needed.
+   * provisioning} (the next {@link #migrate()} promotes it). Makes the registry first when absent,
+   * whatever {@link Builder#createRegistry(boolean)} says: registering a tenant is how a fleet
+   * starts.
    *
    * @param tenant the tenant id: 1 to 200 characters, no control characters
    * @param dsn its database's connection string, credentials allowed: a JDBC URL ({@code
@@ -109,10 +115,11 @@ public final class Fleet {
    * Every registered tenant, without DSNs.
    *
    * @return the tenants, by id
-   * @throws MigrationException when the control database fails
+   * @throws MigrationException when the control database fails, or ({@link
+   *     MigrationException.Reason#NO_REGISTRY}) holds no registry and the fleet may not make one
    */
   public List<TenantInfo> list() {
-    registry.bootstrap();
+    bootstrap();
     return registry.rows().stream().map(TenantRegistry.Row::info).toList();
   }
 
@@ -121,7 +128,8 @@ public final class Fleet {
    *
    * @return the report; {@link FleetReport#controlError()} is set when the control database failed
    *     mid-run
-   * @throws MigrationException when the control database cannot be bootstrapped or read
+   * @throws MigrationException when the control database cannot be bootstrapped or read, or ({@link
+   *     MigrationException.Reason#NO_REGISTRY}) holds no registry and the fleet may not make one
    */
   public FleetReport migrate() {
     return run(Operation.MIGRATE);
@@ -132,7 +140,8 @@ public final class Fleet {
    * changing no status.
    *
    * @return the report
-   * @throws MigrationException when the control database cannot be bootstrapped or read
+   * @throws MigrationException when the control database cannot be bootstrapped or read, or ({@link
+   *     MigrationException.Reason#NO_REGISTRY}) holds no registry and the fleet may not make one
    */
   public FleetReport plan() {
     return run(Operation.PLAN);
@@ -141,7 +150,7 @@ public final class Fleet {
   private FleetReport run(Operation operation) {
     Instant startedAt = Instant.now();
     long t0 = System.nanoTime();
-    registry.bootstrap();
+    bootstrap();
     List<TenantRegistry.Row> rows = registry.rows();
     List<TenantReport> reports = new ArrayList<>();
     List<TenantRegistry.Row> todo = new ArrayList<>();
@@ -218,6 +227,26 @@ public final class Fleet {
         skipped,
         locked,
         control == null ? null : control.getMessage());
+  }
+
+  /**
+   * Makes or migrates the registry; with {@link Builder#createRegistry(boolean) createRegistry}
+   * false, first refuses a control database that holds none (a run pointed at the wrong database
+   * would otherwise leave an empty registry there and report success).
+   */
+  private void bootstrap() {
+    if (!createRegistry && !registry.exists()) {
+      throw new MigrationException(
+          MigrationException.Reason.NO_REGISTRY,
+          "the control database holds no tenant registry (no "
+              + TenantRegistry.TABLE
+              + " in schema "
+              + controlSchema
+              + "): it may not be a fleet's control database. Register a tenant to make the"
+              + " registry, or allow the fleet to make an empty one (createRegistry)",
+          null);
+    }
+    registry.bootstrap();
   }
 
   /**
@@ -454,6 +483,7 @@ public final class Fleet {
     private Duration lockTimeout = Duration.ofMinutes(10);
     private boolean retryDegraded;
     private boolean verifyAll;
+    private boolean createRegistry = true;
     private List<String> extraDomainLocations = List.of();
     private FleetListener listener = new FleetListener() {};
 
@@ -536,6 +566,22 @@ public final class Fleet {
      */
     public Builder verifyAll(boolean verifyAll) {
       this.verifyAll = verifyAll;
+      return this;
+    }
+
+    /**
+     * Whether {@link Fleet#list()}, {@link Fleet#plan()} and {@link Fleet#migrate()} make the
+     * registry (the control migration set) in a control database that holds none. Default true, as
+     * the reference reconciler bootstraps it on every run. With false they refuse such a database
+     * with a {@link MigrationException} of reason {@link MigrationException.Reason#NO_REGISTRY} and
+     * change nothing: what a run given the wrong database should do. {@link Fleet#register(String,
+     * String)} always makes it.
+     *
+     * @param create false to refuse a control database without a registry
+     * @return this builder
+     */
+    public Builder createRegistry(boolean create) {
+      this.createRegistry = create;
       return this;
     }
 

@@ -20,6 +20,12 @@ public class MigrationException extends RuntimeException {
     /** The fleet's control database could not be reached, bootstrapped, read or written. */
     CONTROL_DATABASE,
     /**
+     * The control database holds no tenant registry, and the fleet was built not to make one
+     * ({@code Fleet.Builder.createRegistry(false)}): it is likely not a fleet's control database.
+     * Nothing was created or changed.
+     */
+    NO_REGISTRY,
+    /**
      * The database is reached through a pooler in transaction or statement mode (PgBouncer {@code
      * pool_mode=transaction}), where a run's session-level advisory lock would outlive it: use a
      * direct URL or one to a session-mode pool. Nothing was locked or changed.

@@ -4,9 +4,12 @@ package dev.ledger.migrate;
 public enum SchemaState {
   /** At the current version, checksums matching, catalog as expected: nothing was done. */
   CURRENT,
-  /** Did not exist; made and brought to the current version. */
+  /**
+   * Held no ledger before this run (the schema did not exist, or was empty, as a new database's
+   * {@code public} is): made and brought to the current version.
+   */
   CREATED,
-  /** Had a Flyway history; the pending migrations were applied. */
+  /** Had a Flyway history with applied migrations; the pending ones were applied. */
   MIGRATED,
   /** Made by the reference stack (no Flyway history): baselined at its shape, then migrated. */
   ADOPTED,

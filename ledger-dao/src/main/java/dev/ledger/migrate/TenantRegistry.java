@@ -50,6 +50,9 @@ public final class TenantRegistry {
   /** ledger-app's notes on the statuses it set (reason, time). */
   public static final String NOTES = "ledger_tenant_notes";
 
+  /** The registry of control V1, moved into {@link #TABLE} by control V2. */
+  private static final String V1_TABLE = "ledger_tenants";
+
   private final DataSource control;
   private final String schema;
   private final DSLContext ctx;
@@ -112,6 +115,32 @@ public final class TenantRegistry {
     this.noteStatus = field(name("n", "status"), String.class);
     this.reason = field(name("n", "reason"), String.class);
     this.updated = field(name("n", "updated"), String.class);
+  }
+
+  /**
+   * Whether the control database holds a registry in this schema: {@code harness_tenants} (made by
+   * either reconciler) or an older registry's {@code ledger_tenants} (control V1, which {@link
+   * #bootstrap()} moves). One catalog query; runs no DDL.
+   *
+   * @return true when there is a registry to read or migrate; false for a database (or schema) that
+   *     was never a fleet's control database
+   * @throws MigrationException when the control database cannot be read
+   */
+  public boolean exists() {
+    Table<?> c = table(name("pg_catalog", "pg_class")).as("c");
+    Table<?> n = table(name("pg_catalog", "pg_namespace")).as("n");
+    try {
+      return ctx.fetchExists(
+          DSL.selectOne()
+              .from(c)
+              .join(n)
+              .on(field(name("n", "oid")).eq(field(name("c", "relnamespace"))))
+              .where(field(name("n", "nspname"), String.class).eq(schema))
+              .and(field(name("c", "relname"), String.class).in(TABLE, V1_TABLE))
+              .and(field(name("c", "relkind"), String.class).in(DSL.inline("r"), DSL.inline("p"))));
+    } catch (DataAccessException e) {
+      throw failure("could not be read", e);
+    }
   }
 
   /**

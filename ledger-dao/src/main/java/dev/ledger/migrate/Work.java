@@ -77,7 +77,8 @@ final class Work {
           switch (action) {
             case CREATE -> SchemaState.CREATED;
             case ADOPT -> SchemaState.ADOPTED;
-            default -> SchemaState.MIGRATED;
+            // an empty schema (a new database's public) held no ledger before this run: made now
+            default -> versionBefore == null ? SchemaState.CREATED : SchemaState.MIGRATED;
           };
     }
     return new SchemaReport(

@@ -4,7 +4,9 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.ledger.migrate.Dsn;
 import dev.ledger.migrate.MigrationException;
+import dev.ledger.migrate.TenantRegistry;
 import java.util.function.Consumer;
+import javax.sql.DataSource;
 import picocli.CommandLine.Option;
 
 /** The fleet's control database (a picocli mixin). */
@@ -26,6 +28,8 @@ public final class ControlOptions {
       description = "Schema of the registry in the control database (default: ${DEFAULT-VALUE}).")
   String schema;
 
+  private Dsn dsn;
+
   /**
    * Opens a small pool over the control database.
    *
@@ -40,7 +44,6 @@ public final class ControlOptions {
       throw new IllegalArgumentException(
           "--control: required (or set LEDGER_CONTROL_URL): the control database's JDBC URL");
     }
-    Dsn dsn;
     try {
       dsn = Dsn.parse(url.strip());
     } catch (IllegalArgumentException e) {
@@ -60,6 +63,45 @@ public final class ControlOptions {
           "control database unreachable: " + dsn.redact(String.valueOf(e.getMessage())),
           null);
     }
+  }
+
+  /**
+   * Whether the control database holds a tenant registry ({@link TenantRegistry#exists()}).
+   *
+   * @param control the open control database
+   * @return true when it does
+   */
+  boolean hasRegistry(DataSource control) {
+    return new TenantRegistry(control, schema).exists();
+  }
+
+  /**
+   * Where the registry is, for messages: schema and database, without credentials.
+   *
+   * @return e.g. {@code schema public of 127.0.0.1:5432/control}
+   */
+  String where() {
+    return "schema " + schema + " of " + (dsn == null ? "the control database" : dsn.describe());
+  }
+
+  /**
+   * The command-line error for a control database without a registry: what is missing, where, and
+   * the two ways to make one, on one line.
+   *
+   * @param e the fleet's refusal ({@link MigrationException.Reason#NO_REGISTRY})
+   * @return the same refusal, worded for the command line
+   */
+  MigrationException noRegistry(MigrationException e) {
+    return new MigrationException(
+        e.reason(),
+        "no tenant registry in "
+            + where()
+            + " (no "
+            + TenantRegistry.TABLE
+            + "): is --control the right database? 'ledger-app fleet register' makes the registry"
+            + " with its first tenant; 'ledger-app fleet migrate --create-registry' makes an empty"
+            + " one",
+        e.sqlState());
   }
 
   /**

@@ -6,6 +6,7 @@ import dev.ledger.app.migrate.Json;
 import dev.ledger.app.migrate.RedactingCommand;
 import dev.ledger.migrate.Dsn;
 import dev.ledger.migrate.Fleet;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -13,6 +14,7 @@ import picocli.CommandLine.Option;
 
 /**
  * {@code ledger-app fleet register}: adds or re-points a tenant; its status becomes provisioning.
+ * The first registration makes the registry (said on stderr).
  */
 @Command(
     name = "register",
@@ -25,7 +27,10 @@ import picocli.CommandLine.Option;
       "jdbc:postgresql:// URL only by ledger-app. Both land in harness_tenants."
     },
     mixinStandardHelpOptions = true,
-    description = "Register a tenant (or re-point it): its DSN is stored, its status provisioning.")
+    description = {
+      "Register a tenant (or re-point it): its DSN is stored, its status provisioning.",
+      "The first registration makes the control database's tenant registry (said on stderr)."
+    })
 public final class FleetRegisterCommand extends RedactingCommand {
 
   @Mixin ControlOptions control;
@@ -54,17 +59,22 @@ public final class FleetRegisterCommand extends RedactingCommand {
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException("--dsn: " + e.getMessage(), null);
     }
+    boolean created;
     try (HikariDataSource ds = control.open(this::secret)) {
+      created = !control.hasRegistry(ds);
       Fleet.builder().control(ds).controlSchema(control.schema()).build().register(tenant, dsn);
     }
+    if (created) {
+      // a new registry is worth a word: a wrong --control shows here, not at the next migrate
+      err().println(commandName() + ": made a new tenant registry in " + control.where());
+      err().flush();
+    }
     if (json) {
-      out()
-          .println(
-              Json.document(
-                  commandName(),
-                  ExitCodes.OK,
-                  true,
-                  Map.of("tenant", tenant, "status", "provisioning")));
+      Map<String, Object> result = new LinkedHashMap<>();
+      result.put("tenant", tenant);
+      result.put("status", "provisioning");
+      result.put("registryCreated", created);
+      out().println(Json.document(commandName(), ExitCodes.OK, true, result));
     } else {
       out().println("registered tenant " + tenant + " (provisioning)");
     }

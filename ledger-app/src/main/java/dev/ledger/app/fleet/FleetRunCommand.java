@@ -9,6 +9,7 @@ import dev.ledger.app.migrate.RedactingCommand;
 import dev.ledger.app.migrate.ReportText;
 import dev.ledger.migrate.Fleet;
 import dev.ledger.migrate.FleetReport;
+import dev.ledger.migrate.MigrationException;
 import dev.ledger.migrate.MigrationJob;
 import dev.ledger.migrate.Operation;
 import dev.ledger.migrate.TenantReport;
@@ -79,6 +80,16 @@ abstract class FleetRunCommand extends RedactingCommand {
   }
 
   /**
+   * Whether a control database without a registry gets an empty one (else it is refused, exit
+   * {@value ExitCodes#NO_REGISTRY}).
+   *
+   * @return true to make it
+   */
+  boolean createRegistry() {
+    return false;
+  }
+
+  /**
    * The exit code of a finished run.
    *
    * @param report the report
@@ -102,9 +113,12 @@ abstract class FleetRunCommand extends RedactingCommand {
               .retryDegraded(retryDegraded())
               .extraDomainLocations(domainLocations)
               .verifyAll(verify)
+              .createRegistry(createRegistry())
               .listener(progress)
               .build();
       report = operation() == Operation.MIGRATE ? fleet.migrate() : fleet.plan();
+    } catch (MigrationException e) {
+      throw e.reason() == MigrationException.Reason.NO_REGISTRY ? control.noRegistry(e) : e;
     }
     int exit = report.controlError() != null ? ExitCodes.DATABASE : exitCode(report);
     if (json) {

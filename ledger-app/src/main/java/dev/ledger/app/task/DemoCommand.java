@@ -12,6 +12,7 @@ import dev.ledger.Redaction;
 import dev.ledger.ScrubResult;
 import dev.ledger.Status;
 import dev.ledger.TaskSpec;
+import dev.ledger.app.DatabaseOptions;
 import dev.ledger.app.ExitCodes;
 import dev.ledger.app.Output;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
@@ -39,22 +40,30 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code demo}: the whole ledger in under a minute, on a fresh embedded PostgreSQL (or, with {@code
- * --url}, in new domains of that database): files tasks across three domains with dependencies and
- * requirements, runs four concurrent workers to completion, records and scrubs a promotion,
- * replays, and prints each step.
+ * {@code demo}: the whole ledger in under a minute, on a fresh embedded PostgreSQL removed
+ * afterwards (or, with {@code --url} or {@code LEDGER_URL}, as for every command, in new domains of
+ * that database, named with a random suffix and left there): files tasks across three domains with
+ * dependencies and requirements, runs four concurrent workers to completion, records and scrubs a
+ * promotion, replays, and prints each step.
  */
 @Command(
     name = "demo",
     mixinStandardHelpOptions = true,
-    description = "Show the whole ledger at work on a fresh embedded database, step by step.",
+    description = {
+      "Show the whole ledger at work on a fresh embedded database, step by step.",
+      "With --url (or LEDGER_URL) it runs in new domains of that database instead (named"
+          + " payments-XXXXXX, docs-XXXXXX, ops-XXXXXX), left there afterwards."
+    },
     footer = {"", "Example:", "  java -jar ledger-app/target/ledger-app.jar demo"})
 public final class DemoCommand implements java.util.concurrent.Callable<Integer> {
 
   @Option(
       names = "--url",
       paramLabel = "JDBC",
-      description = "Run in new domains of this database instead of a fresh embedded one.")
+      description = {
+        "Run in new domains of this database instead of a fresh embedded one",
+        "(default: $LEDGER_URL, else a fresh embedded PostgreSQL)."
+      })
   String url;
 
   @Option(names = "--verbose", description = "Show the stack trace of an error.")
@@ -65,10 +74,12 @@ public final class DemoCommand implements java.util.concurrent.Callable<Integer>
   @Override
   public Integer call() throws Exception {
     PrintWriter out = spec.commandLine().getOut();
-    if (url != null) {
-      try (HikariDataSource ds = pool(url)) {
+    String given = url != null && !url.isBlank() ? url : System.getenv("LEDGER_URL");
+    if (given != null && !given.isBlank()) {
+      try (DatabaseOptions.OpenDatabase db = DatabaseOptions.openUrl(given, 8, "public")) {
         String suffix = "-" + UUID.randomUUID().toString().substring(0, 6);
-        return run(ds, out, suffix);
+        step(out, "running in new domains (suffix " + suffix + ") of " + db.description());
+        return run(db.dataSource(), out, suffix);
       }
     }
     Path dir = Files.createTempDirectory("ledger-demo");
@@ -83,7 +94,7 @@ public final class DemoCommand implements java.util.concurrent.Callable<Integer>
     }
   }
 
-  private int run(HikariDataSource ds, PrintWriter out, String suffix) throws Exception {
+  private int run(javax.sql.DataSource ds, PrintWriter out, String suffix) throws Exception {
     Ledger ledger = Ledger.open(ds, LedgerConfig.defaults());
     String payments = "payments" + suffix;
     String docs = "docs" + suffix;

@@ -19,7 +19,7 @@ class EmbeddedDefaultTest {
     assertThat(first.exit()).as(first.err()).isEqualTo(ExitCodes.OK);
     assertThat(first.out())
         .contains("embedded PostgreSQL in " + home.resolve("postgres"))
-        .contains("public  (directory)  migrated");
+        .contains("public  (directory)  created");
     assertThat(Files.exists(home.resolve("postgres").resolve("PG_VERSION"))).isTrue();
 
     Cli.Result second = Cli.run("migrate", "--ledger-home", home.toString());

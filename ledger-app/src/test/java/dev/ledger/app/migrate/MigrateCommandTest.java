@@ -72,6 +72,36 @@ class MigrateCommandTest {
   }
 
   @Test
+  void a_brand_new_database_reports_its_directory_created_and_a_second_run_current()
+      throws Exception {
+    String db = PostgresExtension.newDatabase();
+    try {
+      String url = TestServer.get().urlFor(db);
+      int directory = Integer.parseInt(LedgerMigrations.DIRECTORY_VERSION);
+      for (String schema : List.of("public", "ledger_routes")) {
+        // public exists, empty, in every new database; ledger_routes does not exist yet
+        Cli.Result first = Cli.run("migrate", "--url", url, "--directory-schema", schema, "--json");
+        assertThat(first.exit()).as(first.err()).isEqualTo(ExitCodes.OK);
+        JsonNode report = JSON.readTree(first.out()).get("report");
+        assertThat(report.at("/directory/schema").asText()).isEqualTo(schema);
+        assertThat(report.at("/directory/state").asText()).isEqualTo("created");
+        assertThat(report.at("/directory/versionBefore").isNull()).isTrue();
+        assertThat(report.at("/directory/versionAfter").asText())
+            .isEqualTo(LedgerMigrations.DIRECTORY_VERSION);
+        assertThat(report.at("/directory/applied")).hasSize(directory);
+        assertThat(report.at("/counts/created").asInt()).isEqualTo(1);
+        assertThat(report.at("/counts/migrated").asInt()).isZero();
+
+        Cli.Result second = Cli.run("migrate", "--url", url, "--directory-schema", schema);
+        assertThat(second.exit()).as(second.err()).isEqualTo(ExitCodes.OK);
+        assertThat(second.out()).contains("1 schemas: 1 current, 0 created, 0 migrated");
+      }
+    } finally {
+      PostgresExtension.dropDatabase(db);
+    }
+  }
+
+  @Test
   void a_history_edited_by_hand_is_found_by_migrate_verify_which_exits_1_naming_the_migration()
       throws Exception {
     String db = PostgresExtension.newDatabase();

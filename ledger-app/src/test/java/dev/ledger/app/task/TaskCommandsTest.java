@@ -4,15 +4,25 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.ledger.DomainInfo;
+import dev.ledger.Ledger;
 import dev.ledger.app.ExitCodes;
 import dev.ledger.app.Main;
+import dev.ledger.migrate.Dsn;
 import dev.ledger.testing.PostgresExtension;
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 /** Every task command against real PostgreSQL: output, JSON and exit codes. */
@@ -243,6 +253,43 @@ class TaskCommandsTest {
       assertThat(out.toString()).contains("Example:");
       assertThat(out.toString().lines())
           .allSatisfy(l -> assertThat(l.length()).isLessThanOrEqualTo(80));
+    }
+  }
+
+  @Test
+  void demo_honours_ledger_url_like_every_command(@TempDir Path home) throws Exception {
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    ProcessBuilder pb =
+        new ProcessBuilder(
+                java,
+                "-Djava.io.tmpdir=" + home, // where a scratch embedded server would go
+                "-Dlogback.configurationFile="
+                    + Path.of("src/main/resources/logback.xml").toAbsolutePath(),
+                "-cp",
+                System.getProperty("java.class.path"),
+                "dev.ledger.app.Main",
+                "demo")
+            .redirectErrorStream(true);
+    pb.environment().put("LEDGER_URL", PG.jdbcUrl());
+    pb.environment().put("LEDGER_HOME", home.toString());
+    Process p = pb.start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(p.waitFor(5, TimeUnit.MINUTES)).isTrue();
+    assertThat(p.exitValue()).as(out).isZero();
+    Matcher suffix =
+        Pattern.compile(
+                "(?m)^==> running in new domains \\(suffix (-[0-9a-f]{6})\\) of "
+                    + Pattern.quote(Dsn.parse(PG.jdbcUrl()).describe())
+                    + "$")
+            .matcher(out);
+    assertThat(suffix.find()).as(out).isTrue();
+    assertThat(out).doesNotContain("embedded PostgreSQL").contains("projection identical");
+    List<String> domains =
+        Ledger.open(PG.dataSource()).describeDomains().stream().map(DomainInfo::domain).toList();
+    assertThat(domains)
+        .contains("payments" + suffix.group(1), "docs" + suffix.group(1), "ops" + suffix.group(1));
+    try (var files = Files.list(home)) {
+      assertThat(files.toList()).as("no embedded server was started").isEmpty();
     }
   }
 
