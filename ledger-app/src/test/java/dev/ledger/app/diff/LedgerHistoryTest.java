@@ -104,7 +104,7 @@ class LedgerHistoryTest {
     assertThat(after.get("tasks_by_origin")).isEqualTo("btree (origin) WHERE origin IS NOT NULL");
     assertThat(result.json().get("verdict").asText())
         .isEqualTo(
-            "Schema diff: 36 changes (4 locking, 32 safe); checked: the base plus this SQL gives"
+            "Schema diff: 37 changes (4 locking, 33 safe); checked: the base plus this SQL gives"
                 + " exactly the head.");
   }
 
