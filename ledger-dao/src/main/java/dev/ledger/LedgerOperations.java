@@ -727,6 +727,22 @@ public abstract class LedgerOperations {
   }
 
   /**
+   * How each of several claimed tasks of one domain came to be claimable, from its events in one
+   * query: when it became claimable for its current claim (its admission or release, or the end of
+   * an expired lease), and whether the current claim took it from an expired lease, the previous
+   * holder having stopped heartbeating. Worker pools read it to measure pickup latency and to count
+   * an expired lease as a failed attempt.
+   *
+   * @param domain the domain
+   * @param ids ids of claimed tasks
+   * @return by task id; tasks not found, or never claimed, are left out
+   */
+  public final java.util.Map<String, Pickup> pickups(
+      String domain, java.util.Collection<String> ids) {
+    return read("pickups", tx -> ops.workerReads.pickups(tx, domain, ids));
+  }
+
+  /**
    * A domain's task counts by status (every status present, 0 where none): one grouped count over
    * the domain's tasks, for gauges sampled now and then.
    *

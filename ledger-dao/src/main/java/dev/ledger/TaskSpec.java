@@ -119,6 +119,28 @@ public record TaskSpec(
   }
 
   /**
+   * This spec with other dependencies (a re-filed task whose dependency was re-filed too).
+   *
+   * @param dependsOn the task ids it depends on
+   * @return the new spec
+   */
+  public TaskSpec dependingOn(List<String> dependsOn) {
+    return new TaskSpec(
+        domain,
+        title,
+        body,
+        requirements,
+        dependsOn,
+        origin,
+        upstreamEvent,
+        createdBy,
+        classification,
+        priority,
+        notBefore,
+        maxAttempts);
+  }
+
+  /**
    * A builder with the defaults: empty body, no requirements, no dependencies, no origin, {@code
    * public}, priority 0, created by {@code ledger}.
    *

@@ -3,9 +3,15 @@ package dev.ledger;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.ledger.testing.Fixtures;
 import dev.ledger.testing.PostgresExtension;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -55,6 +61,115 @@ class BatchOpsTest {
                 .stream()
                 .map(Lease::taskId))
         .containsExactlyInAnyOrder(single, ids.get(1), ids.get(4));
+  }
+
+  @Test
+  void a_full_batch_writes_row_for_row_what_single_filings_write() throws SQLException {
+    // the same 5,000 specs filed one by one into one domain and in one call into another; a third
+    // of them name an origin filed before, a few repeat one of the batch, one depends on a task
+    int n = 5000;
+    String dep = ledger.file(TaskSpec.builder("full-dep", "dependency").build());
+    List<TaskSpec> single = new ArrayList<>();
+    List<TaskSpec> batch = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      for (String domain : List.of("full-single", "full-batch")) {
+        TaskSpec.Builder b =
+            TaskSpec.builder(domain, "task " + i)
+                .body("body " + i)
+                .priority(i % 7)
+                .requirements(i % 5 == 0 ? List.of("gpu") : List.of())
+                .classification(i % 11 == 0 ? Label.CONFIDENTIAL : Label.PUBLIC)
+                .createdBy("creator " + (i % 3));
+        if (i % 2 == 0) {
+          b.origin("feed", "event " + (i % 4000));
+        }
+        if (i == 17) {
+          b.dependsOn(List.of(dep));
+        }
+        if (i == 23) {
+          b.notBefore(Instant.now().plusSeconds(3600)).maxAttempts(4);
+        }
+        (domain.equals("full-single") ? single : batch).add(b.build());
+      }
+    }
+    // a third filed before, in both domains alike
+    java.util.Set<String> keys = new java.util.HashSet<>();
+    int rowsBefore = 0;
+    for (int i = 0; i < n; i += 3) {
+      fileAndAdmit(single.get(i));
+      ledger.fileAll(List.of(batch.get(i)));
+      rowsBefore++;
+      if (batch.get(i).origin() != null) {
+        keys.add(batch.get(i).upstreamEvent());
+      }
+    }
+    // what the batch must file: each spec without an origin, and each origin not seen before
+    int newTasks = 0;
+    for (TaskSpec s : batch) {
+      if (s.origin() == null || keys.add(s.upstreamEvent())) {
+        newTasks++;
+      }
+    }
+    List<String> singleIds = new ArrayList<>();
+    for (TaskSpec s : single) {
+      singleIds.add(fileAndAdmit(s));
+    }
+    long eventsBefore = ledger.eventCount();
+    List<String> batchIds = ledger.fileAll(batch);
+    assertThat(batchIds).hasSize(n);
+    // the same sharing of ids: equal origins got one task, in the same places
+    for (int i = 0; i < n; i++) {
+      assertThat(batchIds.indexOf(batchIds.get(i))).isEqualTo(singleIds.indexOf(singleIds.get(i)));
+    }
+    assertThat(newTasks).isEqualTo(3666);
+    // created + admitted for each new task, created alone for the delayed one
+    assertThat(ledger.eventCount() - eventsBefore).isEqualTo(2L * newTasks - 1);
+    List<List<String>> filed = rows("full-batch");
+    assertThat(filed).hasSize(rowsBefore + newTasks).isEqualTo(rows("full-single"));
+    Task blocked = ledger.get(batchIds.get(17));
+    assertThat(blocked.status()).isEqualTo(Status.ADMITTED);
+    assertThat(ledger.get(batchIds.get(23)).status()).isEqualTo(Status.PROPOSED);
+    assertThat(filed.stream().filter(r -> r.get(11).equals("t")).count()).isEqualTo(1);
+  }
+
+  private String fileAndAdmit(TaskSpec spec) {
+    String id = ledger.file(spec);
+    if (ledger.get(id).status() == Status.PROPOSED && spec.notBefore() == null) {
+      ledger.admit(id);
+    }
+    return id;
+  }
+
+  /** A domain's task rows and routes, without the columns that differ between two filings. */
+  private List<List<String>> rows(String domain) throws SQLException {
+    try (Connection c = PostgresExtension.connect(PG.databaseName())) {
+      String schema;
+      try (PreparedStatement ps =
+          c.prepareStatement("SELECT schema FROM public.ledger_domains WHERE domain = ?")) {
+        ps.setString(1, domain);
+        try (ResultSet rs = ps.executeQuery()) {
+          rs.next();
+          schema = rs.getString(1);
+        }
+      }
+      return Fixtures.rows(
+          c,
+          "SELECT t.title, t.body, t.requirements, t.depends_on, t.origin, t.upstream_event,"
+              + " t.created_by, t.label_rank, t.priority, t.status, t.attempts, t.blocked,"
+              + " t.not_before IS NOT NULL, t.max_attempts, r.completed,"
+              + " (SELECT count(*) FROM public.ledger_dependencies e WHERE e.task_id = t.id),"
+              + " (SELECT string_agg(kind, ',' ORDER BY seq) FROM "
+              + schema
+              + ".events v WHERE v.task_id = t.id),"
+              + " EXISTS (SELECT 1 FROM "
+              + schema
+              + ".claim_classes k WHERE k.label_rank = t.label_rank"
+              + " AND k.requirements_md5 = md5(t.requirements))"
+              + " FROM "
+              + schema
+              + ".tasks t JOIN public.ledger_tasks r ON r.id = t.id AND r.domain = t.domain"
+              + " ORDER BY t.title, t.origin, t.upstream_event");
+    }
   }
 
   @Test

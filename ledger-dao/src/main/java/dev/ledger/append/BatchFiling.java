@@ -99,22 +99,40 @@ public final class BatchFiling {
 
   private List<String> fileIn(DSLContext tx, List<TaskSpec> specs) {
     Instant now = engine.now();
-    // origins filed before
+    // origins filed before: each of the batch's (origin, upstream event) pairs, bound as two
+    // arrays, looked up in tasks_origin by a lateral subquery, so the plan is one index probe per
+    // pair whatever the table's statistics say (a disjunction of the pairs was planned as a filter
+    // over every task of the origin, its cost growing with the origin's tasks times the batch)
     Map<String, String> byOrigin = new HashMap<>();
     List<TaskSpec> keyed = specs.stream().filter(s -> s.upstreamEvent() != null).toList();
     if (!keyed.isEmpty()) {
-      for (List<TaskSpec> chunk : chunks(keyed, 1000)) {
-        var cond = DSL.noCondition();
-        for (TaskSpec s : chunk) {
-          cond =
-              cond.or(TASKS.ORIGIN.eq(s.origin()).and(TASKS.UPSTREAM_EVENT.eq(s.upstreamEvent())));
-        }
-        tx.select(TASKS.ORIGIN, TASKS.UPSTREAM_EVENT, TASKS.ID)
-            .from(TASKS)
-            .where(cond)
-            .fetch()
-            .forEach(r -> byOrigin.put(key(r.value1(), r.value2()), r.value3()));
-      }
+      Field<String> origin = DSL.field(DSL.name("k", "origin"), String.class);
+      Field<String> upstream = DSL.field(DSL.name("k", "upstream_event"), String.class);
+      Table<?> k =
+          DSL.table(
+                  "unnest({0}, {1})",
+                  texts(keyed.stream().map(TaskSpec::origin).toList()),
+                  texts(keyed.stream().map(TaskSpec::upstreamEvent).toList()))
+              .as("k", "origin", "upstream_event");
+      Table<?> found =
+          DSL.lateral(
+                  DSL.select(TASKS.ID)
+                      .from(TASKS)
+                      .where(TASKS.ORIGIN.eq(origin))
+                      .and(TASKS.UPSTREAM_EVENT.eq(upstream))
+                      // the predicate of the partial index tasks_origin, proved from constants
+                      .and(TASKS.ORIGIN.isNotNull())
+                      .and(TASKS.UPSTREAM_EVENT.isNotNull())
+                      // at most one row (the index is unique); the limit also keeps the planner
+                      // from flattening the subquery into a join it may plan as a sort of the table
+                      .limit(1))
+              .as("f");
+      Field<String> foundId = found.field(TASKS.ID.getName(), String.class);
+      tx.select(origin, upstream, foundId)
+          .from(k)
+          .crossJoin(found)
+          .fetch()
+          .forEach(r -> byOrigin.put(key(r.value1(), r.value2()), r.value3()));
     }
     List<String> ids = new ArrayList<>(specs.size());
     List<TasksRecord> rows = new ArrayList<>();
@@ -178,16 +196,62 @@ public final class BatchFiling {
               + eventTasks.size()
               + " events");
     }
-    for (List<TasksRecord> chunk : chunks(rows, 500)) {
-      tx.insertInto(TASKS).columns(TASKS.fields()).valuesOfRecords(chunk).execute();
-      var routes =
-          tx.insertInto(LEDGER_TASKS, LEDGER_TASKS.ID, LEDGER_TASKS.DOMAIN, LEDGER_TASKS.COMPLETED);
-      for (TasksRecord r : chunk) {
-        routes = routes.values(r.getId(), r.getDomain(), false);
-      }
-      routes.execute();
-    }
+    insertRows(tx, rows);
+    // the routes: one row per task, not completed
+    String domain = rows.get(0).getDomain();
+    Field<String[]> idArray = texts(rows.stream().map(TasksRecord::getId).toList());
+    Table<?> r = DSL.table("unnest({0})", idArray).as("r", "id");
+    tx.insertInto(LEDGER_TASKS, LEDGER_TASKS.ID, LEDGER_TASKS.DOMAIN, LEDGER_TASKS.COMPLETED)
+        .select(
+            DSL.select(
+                    DSL.field(DSL.name("r", "id"), String.class),
+                    DSL.val(domain, LEDGER_TASKS.DOMAIN),
+                    DSL.inline(false, LEDGER_TASKS.COMPLETED))
+                .from(r))
+        .execute();
     return ids;
+  }
+
+  /**
+   * Inserts the rows with one {@code INSERT ... SELECT} over {@code unnest} of one bound array per
+   * column (the column's database values, converters applied), so the statement's text and its
+   * number of binds are the same for every batch size.
+   */
+  private static void insertRows(DSLContext tx, List<TasksRecord> rows) {
+    Field<?>[] columns = TASKS.fields();
+    List<Field<?>> arrays = new ArrayList<>(columns.length);
+    List<Field<?>> selected = new ArrayList<>(columns.length);
+    String[] names = new String[columns.length];
+    StringBuilder unnest = new StringBuilder("unnest(");
+    for (int c = 0; c < columns.length; c++) {
+      Field<?> column = columns[c];
+      arrays.add(databaseValues(column, rows));
+      names[c] = "c" + c;
+      unnest.append(c == 0 ? "" : ", ").append('{').append(c).append('}');
+      selected.add(DSL.field(DSL.name("u", names[c]), column.getDataType()));
+    }
+    unnest.append(')');
+    Table<?> u = DSL.table(unnest.toString(), arrays.toArray(Object[]::new)).as("u", names);
+    int inserted =
+        tx.insertInto(TASKS).columns(columns).select(DSL.select(selected).from(u)).execute();
+    if (inserted != rows.size()) {
+      throw new IllegalStateException(
+          "filing " + rows.size() + " tasks inserted " + inserted + " rows");
+    }
+  }
+
+  /** One column's values of every row, converted to the database type, as one array bind. */
+  @SuppressWarnings({"unchecked", "rawtypes"})
+  private static Field<?> databaseValues(Field<?> column, List<TasksRecord> rows) {
+    org.jooq.DataType<?> type = column.getDataType();
+    org.jooq.Converter converter = type.getConverter();
+    org.jooq.DataType<?> sqlType = type.getSQLDataType();
+    Object[] values =
+        (Object[]) java.lang.reflect.Array.newInstance(sqlType.getType(), rows.size());
+    for (int i = 0; i < rows.size(); i++) {
+      values[i] = converter.to(rows.get(i).get(column));
+    }
+    return DSL.val(values, (org.jooq.DataType) sqlType.getArrayDataType());
   }
 
   private static Field<String[]> texts(List<String> values) {
@@ -213,13 +277,5 @@ public final class BatchFiling {
         throw new InvalidInputException("depends_on", "no task with id '" + d + "'");
       }
     }
-  }
-
-  private static <T> List<List<T>> chunks(List<T> all, int size) {
-    List<List<T>> out = new ArrayList<>();
-    for (int i = 0; i < all.size(); i += size) {
-      out.add(all.subList(i, Math.min(all.size(), i + size)));
-    }
-    return out;
   }
 }

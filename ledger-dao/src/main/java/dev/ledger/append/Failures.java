@@ -1,5 +1,6 @@
 package dev.ledger.append;
 
+import static dev.ledger.codegen.db.ledger_directory.Tables.LEDGER_DEPENDENCIES;
 import static dev.ledger.codegen.db.ledger_template.Tables.TASKS;
 
 import dev.ledger.FailureRecord;
@@ -118,7 +119,58 @@ public final class Failures {
           out[0] = new FailureRecord(row.getId(), attempt, max, reason, now, retryId, retryAt);
           return new Event.Invalidated(reason, retryId);
         });
+    if (out[0].deadLetter()) {
+      deadDependents(tx, lease.taskId());
+    }
     return out[0];
+  }
+
+  /**
+   * The open tasks that wait on a dead letter, directly or through one another, in whatever domain
+   * (the directory's dependency edges): none of them can ever run (a dependency must be completed,
+   * and a dead letter never is), so each becomes a dead letter too, its reason naming the
+   * dependency, in the dead letter's transaction. Re-filing them ({@link #refile}) after the dead
+   * letter makes them depend on its re-filed successor.
+   */
+  private void deadDependents(Tx tx, String dead) {
+    java.util.ArrayDeque<String> todo = new java.util.ArrayDeque<>(List.of(dead));
+    java.util.Set<String> seen = new java.util.HashSet<>(todo);
+    while (!todo.isEmpty()) {
+      String dependency = todo.poll();
+      List<String> dependents =
+          tx.directory()
+              .select(LEDGER_DEPENDENCIES.TASK_ID)
+              .from(LEDGER_DEPENDENCIES)
+              .where(LEDGER_DEPENDENCIES.DEPENDS_ON.eq(dependency))
+              .orderBy(LEDGER_DEPENDENCIES.TASK_ID)
+              .fetch(LEDGER_DEPENDENCIES.TASK_ID);
+      String reason =
+          FailureRecord.DEAD_LETTER
+              + " dependency "
+              + dependency
+              + " is a dead letter, so this task cannot run; re-file "
+              + dependency
+              + " first, then this task";
+      for (String id : dependents) {
+        if (!seen.add(id) || engine.findSchemaOfTask(tx, id).isEmpty()) {
+          continue;
+        }
+        boolean[] ended = {false};
+        transitions.apply(
+            tx,
+            id,
+            row -> {
+              if (Status.parse(row.getStatus()).terminal()) {
+                return null;
+              }
+              ended[0] = true;
+              return new Event.Invalidated(reason, null);
+            });
+        if (ended[0]) {
+          todo.add(id);
+        }
+      }
+    }
   }
 
   /**
@@ -184,10 +236,56 @@ public final class Failures {
     }
     String root = rootOf(dead.spec().origin(), dead.id());
     TaskSpec again =
-        dead.spec().refiled(RETRIES + root, REFILED + dead.id(), null, dead.spec().maxAttempts());
+        dead.spec()
+            .refiled(RETRIES + root, REFILED + dead.id(), null, dead.spec().maxAttempts())
+            .dependingOn(successors(tx, dead));
     String id = filing.file(tx, again);
     transitions.admitIfProposed(tx, id);
     return id;
+  }
+
+  /**
+   * A re-filed task's dependencies: each of the dead letter's, but a dependency that is a dead
+   * letter itself replaced by its re-filed successor (the task it depends on can never complete,
+   * the successor can).
+   *
+   * @throws WrongStateException when a dependency is a dead letter not re-filed yet
+   */
+  private List<String> successors(Tx tx, Task dead) {
+    List<String> out = new java.util.ArrayList<>();
+    for (String dep : dead.spec().dependsOn()) {
+      String current = dep;
+      for (int hops = 0; hops < Validation.MAX_ATTEMPTS; hops++) {
+        Optional<String> schema = engine.findSchemaOfTask(tx, current);
+        if (schema.isEmpty()) {
+          break;
+        }
+        DSLContext ctx = tx.forSchema(schema.get());
+        TasksRecord row = ctx.selectFrom(TASKS).where(TASKS.ID.eq(current)).fetchOne();
+        if (row == null
+            || !Status.INVALIDATED.wire().equals(row.getStatus())
+            || row.getReason() == null
+            || !row.getReason().startsWith(FailureRecord.DEAD_LETTER + " ")) {
+          break;
+        }
+        Optional<String> successor =
+            Filing.findOrigin(ctx, RETRIES + rootOf(row.getOrigin(), current), REFILED + current);
+        if (successor.isEmpty()) {
+          throw new WrongStateException(
+              dead.id(),
+              dead.status(),
+              "refile",
+              "its dependency "
+                  + current
+                  + " is a dead letter that was not re-filed: re-file "
+                  + current
+                  + " first");
+        }
+        current = successor.get();
+      }
+      out.add(current);
+    }
+    return out;
   }
 
   /**

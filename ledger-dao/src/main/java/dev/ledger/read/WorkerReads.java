@@ -1,12 +1,15 @@
 package dev.ledger.read;
 
+import static dev.ledger.codegen.db.ledger_template.Tables.EVENTS;
 import static dev.ledger.codegen.db.ledger_template.Tables.TASKS;
 
 import dev.ledger.FailureRecord;
 import dev.ledger.InvalidInputException;
+import dev.ledger.Pickup;
 import dev.ledger.Status;
 import dev.ledger.Task;
 import dev.ledger.Validation;
+import dev.ledger.codegen.convert.Rfc3339;
 import dev.ledger.internal.Rows;
 import dev.ledger.tx.Engine;
 import dev.ledger.tx.Tx;
@@ -23,10 +26,14 @@ import org.jooq.DSLContext;
 import org.jooq.impl.DSL;
 
 /**
- * The reads worker pools make: a batch's tasks in one query, the next delayed task's time, a
- * domain's dead letters and its counts by status. Thread-safe.
+ * The reads worker pools make: a batch's tasks in one query, how they came to be claimable, the
+ * next delayed task's time, a domain's dead letters and its counts by status. Thread-safe.
  */
 public final class WorkerReads {
+
+  private static final String ADMITTED = "admitted";
+  private static final String RELEASED = "released";
+  private static final String CLAIMED = "claimed";
 
   private final Engine engine;
 
@@ -72,6 +79,75 @@ public final class WorkerReads {
       }
     }
     return List.copyOf(out);
+  }
+
+  /**
+   * How each of several claimed tasks of one domain came to be claimable (see {@code
+   * Ledger.pickups}), from their {@code admitted}, {@code released} and {@code claimed} events in
+   * one query ({@code events_task}).
+   *
+   * @param tx the operation's context
+   * @param domain the domain
+   * @param ids the ids of claimed tasks, not null
+   * @return by task id; a task without a claim among its events is left out
+   */
+  public Map<String, Pickup> pickups(Tx tx, String domain, Collection<String> ids) {
+    if (ids == null) {
+      throw new InvalidInputException("ids", "must not be null");
+    }
+    Optional<DSLContext> ctx = domain(tx, domain);
+    if (ids.isEmpty() || ctx.isEmpty()) {
+      return Map.of();
+    }
+    Map<
+            String,
+            List<
+                org.jooq.Record4<String, String, Instant, com.fasterxml.jackson.databind.JsonNode>>>
+        byTask = new HashMap<>();
+    ctx.get()
+        .select(EVENTS.TASK_ID, EVENTS.KIND, EVENTS.AT, EVENTS.PAYLOAD)
+        .from(EVENTS)
+        .where(EVENTS.TASK_ID.in(ids))
+        .and(EVENTS.KIND.in(DSL.inline(ADMITTED), DSL.inline(RELEASED), DSL.inline(CLAIMED)))
+        .orderBy(EVENTS.TASK_ID, EVENTS.SEQ)
+        .fetch()
+        .forEach(r -> byTask.computeIfAbsent(r.value1(), k -> new ArrayList<>()).add(r));
+    Map<String, Pickup> out = new HashMap<>();
+    byTask.forEach(
+        (id, events) -> {
+          int current = -1;
+          for (int i = 0; i < events.size(); i++) {
+            if (CLAIMED.equals(events.get(i).value2())) {
+              current = i;
+            }
+          }
+          if (current < 0) {
+            return;
+          }
+          Instant ready = null;
+          String holder = null;
+          Instant until = null;
+          boolean held = false;
+          for (int i = 0; i < current; i++) {
+            var e = events.get(i);
+            if (CLAIMED.equals(e.value2())) {
+              // a claim before the current one that no release ended: its lease expired
+              holder = e.value4().path("holder").asText();
+              until = Rfc3339.parse(e.value4().path("until").asText());
+              held = true;
+            } else {
+              ready = e.value3();
+              held = false;
+            }
+          }
+          Instant claimedAt = events.get(current).value3();
+          if (held) {
+            out.put(id, new Pickup(id, until, claimedAt, holder));
+          } else if (ready != null) {
+            out.put(id, new Pickup(id, ready, claimedAt, null));
+          }
+        });
+    return out;
   }
 
   /**

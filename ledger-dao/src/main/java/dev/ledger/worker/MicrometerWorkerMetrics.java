@@ -1,6 +1,7 @@
 package dev.ledger.worker;
 
 import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
@@ -14,12 +15,15 @@ import java.util.concurrent.atomic.AtomicLong;
  * of {@code ledger-dao}: this class is loaded only when used). Meters, each tagged {@code domain}:
  *
  * <ul>
+ *   <li>counter {@code ledger.tasks.filed}: the tasks filed in the domain so far, by anyone (other
+ *       processes and the reference stack included; retries are tasks too), from the count the pool
+ *       samples every 15 s;
  *   <li>counters {@code ledger.tasks.claimed}, {@code ledger.tasks.completed}, {@code
  *       ledger.tasks.failed}, {@code ledger.tasks.retried} (a retry filed), {@code
  *       ledger.tasks.dead} (dead letters), {@code ledger.tasks.lease.lost};
  *   <li>timers {@code ledger.claim.latency} (one {@code claimBatch}), {@code ledger.handler.time}
- *       (tagged {@code outcome}: completed, failed, lost), {@code ledger.pickup.latency} (from
- *       filing, or a delayed task's time, to its claim);
+ *       (tagged {@code outcome}: completed, failed, lost), {@code ledger.pickup.latency} (from the
+ *       task's admission, or its release, to its claim, as the ledger's clock recorded both);
  *   <li>gauges {@code ledger.tasks.depth} (tagged {@code status}), sampled by the pool every 15 s
  *       with one grouped count per domain.
  * </ul>
@@ -34,6 +38,7 @@ public final class MicrometerWorkerMetrics implements WorkerMetrics {
 
   private final MeterRegistry registry;
   private final Map<String, AtomicLong> depths = new ConcurrentHashMap<>();
+  private final Map<String, AtomicLong> filed = new ConcurrentHashMap<>();
 
   private MicrometerWorkerMetrics(MeterRegistry registry) {
     this.registry = registry;
@@ -109,6 +114,20 @@ public final class MicrometerWorkerMetrics implements WorkerMetrics {
 
   @Override
   public void depth(String domain, Map<String, Long> counts) {
+    // every task filed in the domain, by anyone, is one row of it, whatever its status now (rows
+    // are never deleted), so the sampled total is the count of tasks filed so far
+    long total = counts.values().stream().mapToLong(Long::longValue).sum();
+    filed
+        .computeIfAbsent(
+            domain,
+            d -> {
+              AtomicLong v = new AtomicLong();
+              FunctionCounter.builder("ledger.tasks.filed", v, AtomicLong::doubleValue)
+                  .tag("domain", d)
+                  .register(registry);
+              return v;
+            })
+        .accumulateAndGet(total, Math::max);
     counts.forEach(
         (status, n) ->
             depths

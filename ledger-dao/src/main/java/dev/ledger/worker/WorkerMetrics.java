@@ -25,7 +25,9 @@ public interface WorkerMetrics {
    * A claimed task reached its handler.
    *
    * @param domain the domain
-   * @param pickup from when it became claimable (its filing, or its start time) to its claim
+   * @param pickup from when it became claimable (its {@code admitted} or {@code released} event, a
+   *     delayed task's admission at its time included) to its claim, as the ledger's clock recorded
+   *     both
    */
   default void pickedUp(String domain, Duration pickup) {}
 
@@ -74,7 +76,9 @@ public interface WorkerMetrics {
   default void leaseLost(String domain) {}
 
   /**
-   * A domain's task counts by status, sampled.
+   * A domain's task counts by status, sampled. Their sum is the number of tasks filed in the domain
+   * so far (rows are never deleted), which {@link MicrometerWorkerMetrics} reports as {@code
+   * ledger.tasks.filed}.
    *
    * @param domain the domain
    * @param counts the count per status wire name ({@code admitted}, ...)

@@ -7,6 +7,7 @@ import dev.ledger.Label;
 import dev.ledger.Lease;
 import dev.ledger.LeaseLostException;
 import dev.ledger.Ledger;
+import dev.ledger.Pickup;
 import dev.ledger.Task;
 import dev.ledger.Validation;
 import java.time.Duration;
@@ -314,10 +315,15 @@ public final class WorkerPool implements AutoCloseable {
           if (claimed.size() == ask) {
             markPending(domain); // a full batch: there may be more
           }
+          if (claimed.isEmpty()) {
+            continue;
+          }
+          Map<String, Pickup> pickups =
+              pickups(domain, claimed.stream().map(ClaimedTask::lease).toList());
           for (ClaimedTask c : claimed) {
             permits.acquireUninterruptibly();
             free--;
-            submit(domain, c.lease(), c.task());
+            submit(domain, c.lease(), c.task(), pickups.get(c.lease().taskId()));
           }
         }
         start++;
@@ -438,16 +444,17 @@ public final class WorkerPool implements AutoCloseable {
     final String domain;
     final Lease claimed;
     final Task task;
-    final Instant claimedAt = Instant.now();
+    final Pickup pickup;
     volatile TaskContext context;
     Thread thread;
     boolean finished;
     ScheduledFuture<?> heartbeat;
 
-    Running(String domain, Lease claimed, Task task) {
+    Running(String domain, Lease claimed, Task task, Pickup pickup) {
       this.domain = domain;
       this.claimed = claimed;
       this.task = task;
+      this.pickup = pickup;
     }
 
     Lease lease() {
@@ -482,8 +489,20 @@ public final class WorkerPool implements AutoCloseable {
     }
   }
 
-  private void submit(String domain, Lease l, Task task) {
-    Running r = new Running(domain, l, task);
+  /**
+   * How the claimed tasks came to be claimable, read (one query) only when it is used: for the
+   * pickup latency, and for a task claimed before (is this claim taking over an expired lease?).
+   */
+  private Map<String, Pickup> pickups(String domain, List<Lease> leases) {
+    boolean reclaimed = leases.stream().anyMatch(l -> l.attempt() > 1);
+    if (metrics == WorkerMetrics.NONE && !reclaimed) {
+      return Map.of();
+    }
+    return ledger.pickups(domain, leases.stream().map(Lease::taskId).toList());
+  }
+
+  private void submit(String domain, Lease l, Task task, Pickup pickup) {
+    Running r = new Running(domain, l, task, pickup);
     running.add(r);
     try {
       workers.execute(() -> run(r));
@@ -506,11 +525,21 @@ public final class WorkerPool implements AutoCloseable {
       int max = task.spec().maxAttempts() > 0 ? task.spec().maxAttempts() : retry.maxAttempts();
       TaskContext ctx = new TaskContext(task, r.claimed, attempt, max);
       r.context = ctx;
-      Instant ready =
-          task.spec().notBefore() != null && task.spec().notBefore().isAfter(task.created())
-              ? task.spec().notBefore()
-              : task.created();
-      metrics.pickedUp(r.domain, Duration.between(ready, r.claimedAt));
+      if (r.pickup != null && r.pickup.afterExpiry()) {
+        // the previous holder stopped heartbeating (died or stalled) during this attempt: it
+        // counts as a failed attempt, retried after its backoff or ended as a dead letter
+        String error =
+            "lease expired: "
+                + r.pickup.expiredHolder()
+                + " held the task until "
+                + r.pickup.readyAt()
+                + " without completing or releasing it (the worker died or stalled)";
+        record(r, ctx, Outcome.failed(error), null);
+        return;
+      }
+      if (r.pickup != null) {
+        metrics.pickedUp(r.domain, r.pickup.latency());
+      }
       r.heartbeat =
           timers.scheduleAtFixedRate(
               () -> beat(r),
@@ -656,7 +685,9 @@ public final class WorkerPool implements AutoCloseable {
             error.length() > 50_000 ? error.substring(0, 50_000) : error,
             retry.maxAttempts(),
             retry.delayAfter(ctx.attempt()));
-    metrics.handled(r.domain, "failed", took);
+    if (took != null) {
+      metrics.handled(r.domain, "failed", took);
+    }
     metrics.failed(r.domain);
     if (f.deadLetter()) {
       metrics.dead(r.domain);

@@ -2,11 +2,13 @@ package dev.ledger.spring;
 
 import dev.ledger.InvalidInputException;
 import dev.ledger.Ledger;
+import dev.ledger.worker.WorkerMetrics;
 import dev.ledger.worker.WorkerPool;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import javax.sql.DataSource;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
@@ -22,6 +24,10 @@ import org.springframework.context.annotation.Bean;
  * configured by {@code ledger.worker.*} ({@link LedgerWorkerProperties}). The pool starts when the
  * context has started (after every bean, the service's Flyway and the ledger's migration) and
  * closes first when it stops, before the {@code DataSource} does ({@link LedgerWorkerLifecycle}).
+ *
+ * <p>Metrics: a {@link WorkerMetrics} bean of the application's own, or else, when Micrometer is on
+ * the class path and the context has a {@code MeterRegistry} (Spring Boot's actuator makes one),
+ * {@code MicrometerWorkerMetrics} over it (docs/workers.md lists the meters); neither: none.
  *
  * <p>Only when the worker classes are on the class path, a {@code Ledger} and at least one handler
  * bean exist, and {@code ledger.worker.enabled} is not false. A {@code LedgerWorkerLifecycle} bean
@@ -44,6 +50,8 @@ public class LedgerWorkerAutoConfiguration {
    * @param dataSource the service's data source, for the pool's one listening connection
    * @param handlers every {@link LedgerTaskHandler} bean
    * @param properties {@code ledger.worker.*}
+   * @param metrics the application's own {@link WorkerMetrics} bean, if any
+   * @param beans the context, for its {@code MeterRegistry}, looked up when the pool is built
    * @return the lifecycle; the pool is built and started by {@link LedgerWorkerLifecycle#start()}
    * @throws InvalidInputException naming {@code domain} when two handler beans serve one domain
    */
@@ -53,7 +61,9 @@ public class LedgerWorkerAutoConfiguration {
       Ledger ledger,
       DataSource dataSource,
       ObjectProvider<LedgerTaskHandler> handlers,
-      LedgerWorkerProperties properties) {
+      LedgerWorkerProperties properties,
+      ObjectProvider<WorkerMetrics> metrics,
+      ListableBeanFactory beans) {
     Map<String, LedgerTaskHandler> byDomain = new HashMap<>();
     List<LedgerTaskHandler> all = handlers.orderedStream().toList();
     for (LedgerTaskHandler h : all) {
@@ -79,6 +89,13 @@ public class LedgerWorkerAutoConfiguration {
                   .pollInterval(properties.getPollInterval())
                   .shutdownTimeout(properties.getShutdownTimeout())
                   .manifest(properties.getManifest());
+          WorkerMetrics m = metrics.getIfAvailable();
+          if (m == null && LedgerWorkerMeters.MICROMETER) {
+            m = LedgerWorkerMeters.of(beans);
+          }
+          if (m != null) {
+            b.metrics(m);
+          }
           if (properties.getHolder() != null) {
             b.holder(properties.getHolder());
           }

@@ -11,6 +11,7 @@ import dev.ledger.testing.PostgresExtension;
 import dev.ledger.testing.TestServer;
 import dev.ledger.worker.Outcome;
 import dev.ledger.worker.TaskContext;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
@@ -122,6 +123,51 @@ class LedgerWorkerAutoConfigurationTest {
               assertThat(handler.ran).containsExactly(id);
             });
     assertThat(lifecycle[0].isRunning()).isFalse();
+  }
+
+  @Configuration(proxyBeanMethods = false)
+  static class Registry {
+    @Bean
+    SimpleMeterRegistry meterRegistry() {
+      return new SimpleMeterRegistry();
+    }
+  }
+
+  @Test
+  void withAMeterRegistryBeanThePoolRecordsItsMetersThere() throws Exception {
+    runner()
+        .withUserConfiguration(OneHandler.class, Registry.class)
+        .run(
+            ctx -> {
+              assertThat(ctx).hasNotFailed();
+              Ledger ledger = ctx.getBean(Ledger.class);
+              String id = ledger.fileAndAdmit(TaskSpec.builder("orders", "Ship o2").build());
+              SimpleMeterRegistry registry = ctx.getBean(SimpleMeterRegistry.class);
+              Instant deadline = Instant.now().plus(Duration.ofSeconds(30));
+              while (registry.find("ledger.tasks.completed").counter() == null
+                  && Instant.now().isBefore(deadline)) {
+                Thread.sleep(10);
+              }
+              assertThat(ledger.get(id).status()).isEqualTo(Status.COMPLETED);
+              assertThat(
+                      registry
+                          .get("ledger.tasks.completed")
+                          .tag("domain", "orders")
+                          .counter()
+                          .count())
+                  .isEqualTo(1.0);
+              assertThat(
+                      registry.get("ledger.pickup.latency").tag("domain", "orders").timer().count())
+                  .isEqualTo(1);
+              // sampled at start, before the task was filed: the domain had no task then
+              assertThat(
+                      registry
+                          .get("ledger.tasks.filed")
+                          .tag("domain", "orders")
+                          .functionCounter()
+                          .count())
+                  .isIn(0.0, 1.0);
+            });
   }
 
   @Test

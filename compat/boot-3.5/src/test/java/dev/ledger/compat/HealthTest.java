@@ -22,7 +22,7 @@ class HealthTest extends CompatTestBase {
         .containsEntry("directorySchema", "public")
         .containsEntry("directoryVersion", LedgerMigrations.DIRECTORY_VERSION)
         .containsEntry("expectedDirectoryVersion", LedgerMigrations.DIRECTORY_VERSION)
-        .containsEntry("domains", 1);
+        .containsEntry("domains", 2);
     assertThat(health.health().getStatus()).isEqualTo(Status.UP);
   }
 }
