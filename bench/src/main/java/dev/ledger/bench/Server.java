@@ -59,7 +59,7 @@ final class Server implements AutoCloseable {
     try {
       EmbeddedPostgres pg =
           EmbeddedPostgres.builder()
-              .setServerConfig("max_connections", "200")
+              .setServerConfig("max_connections", "300")
               .setServerConfig("shared_buffers", "256MB")
               .setServerConfig("logging_collector", System.getProperty("bench.pglog", "off"))
               .setServerConfig("log_statement", System.getProperty("bench.pglog.statement", "none"))

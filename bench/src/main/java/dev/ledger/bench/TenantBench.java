@@ -30,6 +30,7 @@ final class TenantBench {
   private static final String DOMAIN = "b11";
   private static final int TENANTS = 200;
   private static final int THREADS = 8;
+  private static final int WARM_CYCLES = 10;
 
   private TenantBench() {}
 
@@ -64,7 +65,12 @@ final class TenantBench {
       String control = ctx.server().createDatabase("b11control");
       made.add(control);
       long maxConnections = Context.count(admin, "SELECT current_setting('max_connections')::int");
-      int budget = (int) Math.max(16, Math.min(150, maxConnections - 40));
+      // one connection per tenant and a quarter more for tenants called twice at once; below one
+      // per tenant, calls to a tenant without a connection evict another's (measured in the note)
+      int budget =
+          Integer.getInteger(
+              "bench.b11.budget",
+              (int) Math.max(16, Math.min(TENANTS + TENANTS / 4, maxConnections - 40)));
       try (HikariDataSource controlPool = ctx.server().pool(control, 3);
           HikariDataSource singlePool = ctx.server().pool(single, THREADS + 2)) {
         Fleet fleet = Fleet.builder().control(controlPool).build();
@@ -88,25 +94,50 @@ final class TenantBench {
                 .idleTimeout(Duration.ofMinutes(10))
                 .ledgerConfig(config)
                 .open()) {
-          for (int t = 0; t < TENANTS; t++) {
-            String holder = "warm";
-            directory.run(tenant(t), l -> cycle(l, holder));
-          }
-          for (int i = 0; i < 200; i++) {
-            cycle(one, "warm");
-          }
+          // steady state on both sides: every tenant's connection past pgjdbc's prepareThreshold
+          // (5) and the server's custom-plan count (5), the baseline's pool the same cycles
+          Workers.fixed(
+              THREADS,
+              (long) TENANTS / THREADS * WARM_CYCLES,
+              (w, i) -> {
+                String t = tenant((int) (i / WARM_CYCLES) * THREADS + w);
+                directory.run(t, l -> cycle(l, "warm"));
+                return 1;
+              });
+          Workers.fixed(
+              THREADS,
+              (long) TENANTS / THREADS * WARM_CYCLES,
+              (w, i) -> {
+                cycle(one, "warm");
+                return 1;
+              });
+          long[] churn = new long[2];
           double[] m =
               Context.alternate(
                   rounds,
-                  () ->
-                      Workers.fixed(
-                          THREADS,
-                          cycles / THREADS,
-                          (w, i) -> {
-                            String t = tenant(ThreadLocalRandom.current().nextInt(TENANTS));
-                            directory.run(t, l -> cycle(l, "w" + w));
-                            return 1;
-                          }),
+                  () -> {
+                    long opened = directory.connectionsOpened();
+                    long evicted = directory.budgetEvictions();
+                    double rate =
+                        Workers.fixed(
+                            THREADS,
+                            cycles / THREADS,
+                            (w, i) -> {
+                              String t = tenant(ThreadLocalRandom.current().nextInt(TENANTS));
+                              directory.run(t, l -> cycle(l, "w" + w));
+                              return 1;
+                            });
+                    churn[0] += directory.connectionsOpened() - opened;
+                    churn[1] += directory.budgetEvictions() - evicted;
+                    System.err.printf(
+                        Locale.ROOT,
+                        "B11 diag: %.1f cycles/s, %d connects, %d evictions, %d open%n",
+                        rate,
+                        directory.connectionsOpened() - opened,
+                        directory.budgetEvictions() - evicted,
+                        directory.openConnections());
+                    return rate;
+                  },
                   () ->
                       Workers.fixed(
                           THREADS,

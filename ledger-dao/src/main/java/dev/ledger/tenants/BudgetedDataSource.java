@@ -43,7 +43,16 @@ final class BudgetedDataSource implements DataSource {
   @Override
   public Connection getConnection() throws SQLException {
     try {
-      if (!budget.acquire(timeout, tenant)) {
+      ConnectionBudget.Grant grant = budget.acquire(timeout, tenant);
+      if (grant == ConnectionBudget.Grant.NOT_NEEDED) {
+        // HikariCP's connection adder logs this at debug and stops: its waiter was served
+        throw new SQLTransientConnectionException(
+            "tenant "
+                + tenant.tenant()
+                + ": no new connection made, the pool's own served its callers (budget spent)",
+            BUDGET_SQLSTATE);
+      }
+      if (grant == ConnectionBudget.Grant.TIMED_OUT) {
         LOG.warn(
             "tenant {}: no connection within the budget ({}) for {} ms",
             tenant.tenant(),
@@ -74,6 +83,7 @@ final class BudgetedDataSource implements DataSource {
       tenant.connectFailed(e);
       throw e;
     }
+    budget.connected();
     tenant.connected();
     return budgeted(physical);
   }

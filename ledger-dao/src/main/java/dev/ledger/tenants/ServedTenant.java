@@ -38,8 +38,12 @@ final class ServedTenant {
   private final Settings settings;
   private volatile HikariDataSource pool;
   private volatile Ledger ledger;
+  private volatile TenantDataSource dataSource;
   private volatile Throwable down;
   private volatile boolean closed;
+  private volatile long lastUsed = System.nanoTime();
+  private final java.util.concurrent.atomic.AtomicInteger nested =
+      new java.util.concurrent.atomic.AtomicInteger();
 
   ServedTenant(RegistryEntry record, Settings settings) {
     this.record = record;
@@ -69,7 +73,7 @@ final class ServedTenant {
       }
       if (ledger == null) {
         try {
-          ledger = Ledger.open(new TenantDataSource(this, pool()), settings.ledgerConfig());
+          ledger = Ledger.open(dataSource(), settings.ledgerConfig());
         } catch (LedgerStorageException e) {
           if (Failures.unreachable(e)) {
             markDown(e);
@@ -79,6 +83,20 @@ final class ServedTenant {
         }
       }
       return ledger;
+    }
+  }
+
+  /** What the ledger and callers take connections from, made on first call. */
+  TenantDataSource dataSource() {
+    TenantDataSource d = dataSource;
+    if (d != null && !closed) {
+      return d;
+    }
+    synchronized (this) {
+      if (dataSource == null || closed) {
+        dataSource = new TenantDataSource(this, pool());
+      }
+      return dataSource;
     }
   }
 
@@ -168,6 +186,38 @@ final class ServedTenant {
     } catch (SQLException | RuntimeException e) {
       down = e;
     }
+  }
+
+  /** Records a use (a connection asked for), for the budget's least-recently-used eviction. */
+  void used() {
+    lastUsed = System.nanoTime();
+  }
+
+  /** When a connection was last asked for ({@link System#nanoTime()}). */
+  long lastUsed() {
+    return lastUsed;
+  }
+
+  /** A thread that holds a connection of this pool asks for another. */
+  void nestedBegin() {
+    nested.incrementAndGet();
+  }
+
+  /** ... and got it, or gave up. */
+  void nestedEnd() {
+    nested.decrementAndGet();
+  }
+
+  /** Whether a caller that holds one of this pool's connections waits for another. */
+  boolean nestedWaiting() {
+    return nested.get() > 0;
+  }
+
+  /** Whether more callers wait for one of this pool's connections than it has idle ones. */
+  boolean awaitsConnection() {
+    HikariDataSource p = pool;
+    HikariPoolMXBean bean = p == null ? null : p.getHikariPoolMXBean();
+    return bean != null && bean.getThreadsAwaitingConnection() > bean.getIdleConnections();
   }
 
   /** Idle physical connections now. */

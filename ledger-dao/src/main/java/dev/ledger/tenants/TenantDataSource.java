@@ -2,10 +2,14 @@ package dev.ledger.tenants;
 
 import com.zaxxer.hikari.HikariDataSource;
 import java.io.PrintWriter;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
 import java.sql.SQLTransientConnectionException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.logging.Logger;
 import javax.sql.DataSource;
 
@@ -14,12 +18,17 @@ import javax.sql.DataSource;
  * except while the tenant is known to be unreachable, when every request fails at once (SQLState
  * {@code 08001}) instead of waiting the connect timeout in the pool. So a ledger operation that
  * needs several connections waits at most once, and a caller that kept the tenant's ledger is
- * refused as fast as {@link TenantDirectory#ledger(String)} is.
+ * refused as fast as {@link TenantDirectory#ledger(String)} is. It counts the connections each
+ * thread holds, so a second one asked for on a thread that holds one (nested) is known to the
+ * budget, which then does not wait for the pool's own connections to come back.
  */
 final class TenantDataSource implements DataSource {
 
   private final ServedTenant tenant;
   private final HikariDataSource pool;
+
+  /** This tenant's connections each thread holds now: a second one on one thread is nested. */
+  private final ThreadLocal<AtomicInteger> held = ThreadLocal.withInitial(AtomicInteger::new);
 
   TenantDataSource(ServedTenant tenant, HikariDataSource pool) {
     this.tenant = tenant;
@@ -33,7 +42,50 @@ final class TenantDataSource implements DataSource {
           "tenant " + tenant.tenant() + " is unreachable: refused at once until a probe reaches it",
           "08001");
     }
-    return pool.getConnection();
+    tenant.used();
+    AtomicInteger mine = held.get();
+    boolean nested = mine.get() > 0;
+    Connection c;
+    if (nested) {
+      // this thread holds one already (a ledger filling its caches, making a schema): waiting for
+      // the pool's own connection would wait for itself, so the budget must not make it wait
+      tenant.nestedBegin();
+      try {
+        c = pool.getConnection();
+      } finally {
+        tenant.nestedEnd();
+      }
+    } else {
+      c = pool.getConnection();
+    }
+    mine.incrementAndGet();
+    return counted(c, mine);
+  }
+
+  /** The pool's connection, counted as held by the thread that asked until it is closed. */
+  private static Connection counted(Connection c, AtomicInteger holder) {
+    AtomicBoolean closed = new AtomicBoolean();
+    return (Connection)
+        Proxy.newProxyInstance(
+            Connection.class.getClassLoader(),
+            new Class<?>[] {Connection.class},
+            (proxy, method, args) -> {
+              String name = method.getName();
+              if (name.equals("hashCode") && args == null) {
+                return System.identityHashCode(proxy);
+              }
+              if (name.equals("equals") && args != null && args.length == 1) {
+                return proxy == args[0];
+              }
+              if (name.equals("close") && args == null && closed.compareAndSet(false, true)) {
+                holder.decrementAndGet();
+              }
+              try {
+                return method.invoke(c, args);
+              } catch (InvocationTargetException e) {
+                throw e.getCause();
+              }
+            });
   }
 
   @Override

@@ -20,6 +20,7 @@ import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import org.slf4j.Logger;
@@ -87,6 +88,8 @@ public final class TenantDirectory implements AutoCloseable {
   private final ServedTenant.Settings settings;
   private final Object refreshLock = new Object();
   private final Map<ServedTenant, Boolean> probing = new ConcurrentHashMap<>();
+  private final LongAdder[] refusals =
+      new LongAdder[TenantUnavailableException.Reason.values().length];
   private volatile Map<String, Entry> entries = Map.of();
   private volatile Instant lastRefresh;
   private volatile String lastRefreshError;
@@ -109,7 +112,6 @@ public final class TenantDirectory implements AutoCloseable {
       this.fleet = null;
       this.retryingFleet = null;
     }
-    this.budget = new ConnectionBudget(b.connectionBudget);
     AtomicInteger threads = new AtomicInteger();
     ThreadFactory factory =
         r -> {
@@ -120,6 +122,10 @@ public final class TenantDirectory implements AutoCloseable {
     ScheduledThreadPoolExecutor s = new ScheduledThreadPoolExecutor(2, factory);
     s.setRemoveOnCancelPolicy(true);
     this.scheduler = s;
+    this.budget = new ConnectionBudget(b.connectionBudget, scheduler);
+    for (int i = 0; i < refusals.length; i++) {
+      refusals[i] = new LongAdder();
+    }
     this.blocking = Executors.newFixedThreadPool(4, factory);
     this.settings =
         new ServedTenant.Settings(
@@ -154,7 +160,34 @@ public final class TenantDirectory implements AutoCloseable {
    *     version (the fleet has not migrated it)
    */
   public Ledger ledger(String tenant) {
-    return served(tenant).ledger();
+    try {
+      return served(tenant).ledger();
+    } catch (TenantUnavailableException e) {
+      throw refused(e);
+    }
+  }
+
+  /**
+   * The data source of an active tenant's database (its pool, within the budget), for work in the
+   * caller's own transaction there: the service's own tables and {@code
+   * directory.ledger(tenant).in(connection)} in one transaction. While the tenant is unreachable
+   * every {@code getConnection()} fails at once (SQLState {@code 08001}). Ask again per unit of
+   * work, as for {@link #ledger(String)}.
+   *
+   * @param tenant the tenant id
+   * @return its data source; never shows the DSN
+   * @throws TenantUnavailableException when the tenant is refused (see {@link #ledger(String)})
+   * @throws dev.ledger.SchemaVersionException when the tenant's database is not at this library's
+   *     version
+   */
+  public javax.sql.DataSource dataSource(String tenant) {
+    try {
+      ServedTenant served = served(tenant);
+      served.ledger(); // refuses an unreachable tenant as ledger(tenant) does; opens its ledger
+      return served.dataSource();
+    } catch (TenantUnavailableException e) {
+      throw refused(e);
+    }
   }
 
   /**
@@ -170,17 +203,40 @@ public final class TenantDirectory implements AutoCloseable {
    * @throws TenantUnavailableException see {@link #ledger(String)}
    */
   public <T> T call(String tenant, Function<Ledger, T> work) {
-    ServedTenant served = served(tenant);
-    Ledger ledger = served.ledger();
+    ServedTenant served;
+    Ledger ledger;
+    try {
+      served = served(tenant);
+      ledger = served.ledger();
+    } catch (TenantUnavailableException e) {
+      throw refused(e);
+    }
     try {
       return work.apply(ledger);
     } catch (LedgerStorageException e) {
       if (Failures.unreachable(e)) {
         served.markDown(e);
-        throw served.unreachable(e);
+        throw refused(served.unreachable(e));
       }
       throw e;
     }
+  }
+
+  /** Counts a refusal by its reason, for {@link #refusals}. */
+  private TenantUnavailableException refused(TenantUnavailableException e) {
+    refusals[e.reason().ordinal()].increment();
+    return e;
+  }
+
+  /**
+   * How many calls were refused for a reason since the directory opened ({@link #ledger}, {@link
+   * #call}, {@link #run}, {@link #dataSource}).
+   *
+   * @param reason the reason, not null
+   * @return the count
+   */
+  public long refusals(TenantUnavailableException.Reason reason) {
+    return refusals[reason.ordinal()].sum();
   }
 
   /**
@@ -247,6 +303,36 @@ public final class TenantDirectory implements AutoCloseable {
    */
   public int openConnections() {
     return budget.open();
+  }
+
+  /**
+   * The most physical tenant connections all pools hold together.
+   *
+   * @return {@link TenantDirectoryBuilder#connectionBudget(int)}
+   */
+  public int connectionBudget() {
+    return budget.limit();
+  }
+
+  /**
+   * Physical tenant connections opened since the directory opened (each a server process fork and
+   * an authentication): in steady state this should stay still; a count that keeps growing means
+   * the budget is too small for the tenants in use.
+   *
+   * @return the count
+   */
+  public long connectionsOpened() {
+    return budget.connects();
+  }
+
+  /**
+   * How many times a tenant pool was told to close its idle connections because the budget was
+   * spent and another tenant needed one.
+   *
+   * @return the count
+   */
+  public long budgetEvictions() {
+    return budget.evictions();
   }
 
   /**
@@ -514,6 +600,7 @@ public final class TenantDirectory implements AutoCloseable {
     for (ServedTenant t : all) {
       t.close();
     }
+    budget.flush();
     blocking.shutdown();
     try {
       if (!blocking.awaitTermination(config.drainTimeout.toMillis(), TimeUnit.MILLISECONDS)) {

@@ -169,6 +169,71 @@ class TenantBudgetTest {
     }
   }
 
+  /**
+   * A busy tenant's second caller waits for the tenant's own connection while the budget is spent,
+   * instead of making the least recently used tenant give up its only one (a fork and cold caches
+   * on that tenant's next call: what B11 measured when every call could evict).
+   */
+  @Test
+  void a_pool_that_holds_a_connection_does_not_grow_by_evicting_another_tenant() throws Exception {
+    List<String> three = List.of("b000", "b001", "b002");
+    try (TenantDirectory directory =
+        TenantDirectory.builder()
+            .control(PG.dataSource())
+            .refreshInterval(Duration.ZERO)
+            .connectionBudget(3)
+            .connectionsPerTenant(2)
+            .ledgerConfig(LedgerConfig.builder().runtimeDdl(false).build())
+            .connectTimeout(Duration.ofSeconds(15))
+            .open()) {
+      for (String t : three) {
+        directory.run(t, l -> Cycles.cycle(l, "warm"));
+      }
+      assertThat(directory.openConnections()).isEqualTo(3);
+      assertThat(directory.connectionsOpened()).isEqualTo(3);
+      List<Throwable> failures = new CopyOnWriteArrayList<>();
+      Thread second;
+      try (Connection held = directory.dataSource("b000").getConnection()) {
+        assertThat(held.isValid(5)).isTrue();
+        second =
+            new Thread(
+                () -> {
+                  try {
+                    directory.run("b000", l -> Cycles.cycle(l, "second"));
+                  } catch (RuntimeException | AssertionError e) {
+                    failures.add(e);
+                  }
+                });
+        second.start();
+        Thread.sleep(20); // the second caller waits in the pool: no idle connection, budget spent
+      }
+      second.join(TimeUnit.SECONDS.toMillis(30));
+      assertThat(failures).isEmpty();
+      assertThat(directory.budgetEvictions()).isZero();
+      assertThat(directory.connectionsOpened()).isEqualTo(3);
+      assertThat(directory.states().stream().filter(s -> three.contains(s.tenant())))
+          .allSatisfy(s -> assertThat(s.openConnections()).isEqualTo(1));
+      // a tenant with no connection still gets one: the least recently used tenant's (b001) goes
+      // (once: one eviction per wait, the evicted connection's permit comes back after it closed)
+      directory.run("b002", l -> Cycles.cycle(l, "again"));
+      directory.run("b003", l -> Cycles.cycle(l, "fourth"));
+      assertThat(directory.budgetEvictions()).isEqualTo(1);
+      assertThat(directory.connectionsOpened()).isEqualTo(4);
+      Map<String, Integer> open = new java.util.HashMap<>();
+      directory.states().forEach(s -> open.put(s.tenant(), s.openConnections()));
+      assertThat(List.of(open.get("b000"), open.get("b001"), open.get("b002"), open.get("b003")))
+          .containsExactly(1, 0, 1, 1);
+    }
+    // the other test counts the server's sessions: wait for these to be gone
+    try (Connection c = TestServer.get().adminConnection()) {
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+      while (sessions(c) > 0 && System.nanoTime() < deadline) {
+        Thread.sleep(20);
+      }
+      assertThat(sessions(c)).isZero();
+    }
+  }
+
   private static long sessions(Connection c) throws SQLException {
     try (PreparedStatement s =
         c.prepareStatement("SELECT count(*) FROM pg_stat_activity WHERE datname LIKE ?")) {

@@ -1,0 +1,211 @@
+package dev.ledger.worker;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.ledger.Ledger;
+import dev.ledger.LedgerConfig;
+import dev.ledger.Status;
+import dev.ledger.TaskSpec;
+import dev.ledger.migrate.Fleet;
+import dev.ledger.tenants.TenantDirectory;
+import dev.ledger.testing.LogCapture;
+import dev.ledger.testing.PostgresExtension;
+import dev.ledger.testing.TestServer;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * One domain served across the tenants of a directory by one {@link TenantWorkerPool}: one tenant
+ * with 5,000 tasks waiting and five with 20 each; the small tenants' tasks all complete while the
+ * busy one has done only a few of its own, then everything completes exactly once. A tenant whose
+ * database does not answer is skipped with a log line, and one registered while the pool runs is
+ * served after the directory's refresh.
+ */
+class TenantWorkerPoolTest {
+
+  @RegisterExtension static final PostgresExtension PG = new PostgresExtension();
+
+  private static final String DOMAIN = "mail";
+  private static final String BUSY = "a-busy";
+  private static final int BUSY_TASKS = 5_000;
+  private static final int SMALL_TASKS = 20;
+  private static final List<String> SMALL = List.of("b-1", "b-2", "b-3", "b-4", "b-5");
+  private static final List<String> DATABASES = new ArrayList<>();
+  private static final Map<String, String> URLS = new HashMap<>();
+
+  @BeforeAll
+  static void tenants() throws Exception {
+    makeTenant(BUSY, BUSY_TASKS);
+    for (String t : SMALL) {
+      makeTenant(t, SMALL_TASKS);
+    }
+  }
+
+  /** A migrated tenant database with {@code tasks} admitted tasks of the domain, not registered. */
+  private static void makeTenant(String tenant, int tasks) throws Exception {
+    String db = PostgresExtension.newDatabase();
+    DATABASES.add(db);
+    String url = TestServer.get().urlFor(db);
+    URLS.put(tenant, url);
+    try (HikariDataSource ds = PostgresExtension.pool(url, 2)) {
+      Ledger ledger = Ledger.open(ds);
+      ledger.provision(DOMAIN);
+      List<TaskSpec> specs = new ArrayList<>();
+      for (int i = 0; i < tasks; i++) {
+        specs.add(TaskSpec.builder(DOMAIN, tenant + " #" + i).build());
+      }
+      ledger.fileAll(specs);
+    }
+  }
+
+  @AfterAll
+  static void drop() throws Exception {
+    for (String db : DATABASES) {
+      PostgresExtension.dropDatabase(db);
+    }
+  }
+
+  @Test
+  void small_tenants_complete_long_before_a_busy_one_drains_and_every_task_once() throws Exception {
+    Fleet fleet = Fleet.builder().control(PG.dataSource()).build();
+    fleet.register(BUSY, URLS.get(BUSY));
+    for (String t : SMALL) {
+      fleet.register(t, URLS.get(t));
+    }
+    assertThat(fleet.migrate().active()).isEqualTo(1 + SMALL.size());
+    // every completion in the order the handlers ran, and each task id once
+    List<String> order = Collections.synchronizedList(new ArrayList<>());
+    Map<String, Integer> runs = new ConcurrentHashMap<>();
+    try (TenantDirectory directory = directory();
+        TenantWorkerPool pool =
+            TenantWorkerPool.builder(directory)
+                .domain(
+                    DOMAIN,
+                    (tenant, task, ctx) -> {
+                      runs.merge(tenant + "/" + task.id(), 1, Integer::sum);
+                      order.add(tenant);
+                      return Outcome.done();
+                    })
+                .concurrency(4)
+                .pollInterval(Duration.ofMillis(50))
+                .start()) {
+      long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(4);
+      while (order.size() < BUSY_TASKS + SMALL.size() * SMALL_TASKS
+          && System.nanoTime() < deadline) {
+        Thread.sleep(50);
+      }
+      assertThat(pool.close(Duration.ofSeconds(30))).isTrue();
+    }
+    List<String> done = new ArrayList<>(order);
+    assertThat(done).hasSize(BUSY_TASKS + SMALL.size() * SMALL_TASKS);
+    assertThat(runs).hasSize(done.size()).allSatisfy((id, n) -> assertThat(n).isEqualTo(1));
+    int lastSmall = 0;
+    for (int i = 0; i < done.size(); i++) {
+      if (!done.get(i).equals(BUSY)) {
+        lastSmall = i;
+      }
+    }
+    long busyBefore = done.subList(0, lastSmall).stream().filter(BUSY::equals).count();
+    // turns give the busy tenant one task per turn of each small tenant (~20 turns), plus the
+    // threads the small ones leave free in a turn (at most the 4): at most 100 of its 5,000,
+    // where draining tenants one after another would run all 5,000 first (it sorts first)
+    assertThat(busyBefore).isLessThanOrEqualTo(4L * 25);
+    for (String t : SMALL) {
+      assertThat(done.stream().filter(t::equals).count()).isEqualTo(SMALL_TASKS);
+    }
+    try (HikariDataSource ds = PostgresExtension.pool(URLS.get(BUSY), 2)) {
+      assertThat(Ledger.open(ds).countByStatus(DOMAIN).get(Status.COMPLETED)).isEqualTo(BUSY_TASKS);
+    }
+  }
+
+  @Test
+  void an_unreachable_tenant_is_skipped_and_a_tenant_registered_later_is_served() throws Exception {
+    String control = PostgresExtension.newDatabase();
+    DATABASES.add(control);
+    String first = "c-first";
+    makeTenant(first, SMALL_TASKS);
+    String extra = "c-later";
+    makeTenant(extra, SMALL_TASKS);
+    String down = "c-down";
+    LogCapture logs = LogCapture.begin();
+    try (HikariDataSource controlPool =
+        PostgresExtension.pool(TestServer.get().urlFor(control), 3)) {
+      Fleet fleet = Fleet.builder().control(controlPool).build();
+      fleet.register(first, URLS.get(first));
+      fleet.migrate();
+      // an active tenant whose server does not answer (nothing listens on port 1)
+      fleet.register(down, "jdbc:postgresql://127.0.0.1:1/nowhere?user=postgres");
+      try (Connection c = controlPool.getConnection();
+          PreparedStatement s =
+              c.prepareStatement("UPDATE harness_tenants SET status = 'active' WHERE tenant = ?")) {
+        s.setString(1, down);
+        assertThat(s.executeUpdate()).isEqualTo(1);
+      }
+      Map<String, Integer> done = new ConcurrentHashMap<>();
+      try (TenantDirectory directory =
+              TenantDirectory.builder()
+                  .control(controlPool)
+                  .refreshInterval(Duration.ZERO)
+                  .connectTimeout(Duration.ofMillis(500))
+                  .ledgerConfig(LedgerConfig.builder().runtimeDdl(false).build())
+                  .open();
+          TenantWorkerPool pool =
+              TenantWorkerPool.builder(directory)
+                  .domain(
+                      DOMAIN,
+                      (tenant, task, ctx) -> {
+                        done.merge(tenant, 1, Integer::sum);
+                        return Outcome.done();
+                      })
+                  .concurrency(2)
+                  .pollInterval(Duration.ofMillis(50))
+                  .start()) {
+        assertThat(directory.served()).containsExactlyInAnyOrder(first, down);
+        awaitTrue(() -> logs.text().contains("tenant " + down + " skipped (unreachable)"));
+        awaitTrue(() -> done.getOrDefault(first, 0) == SMALL_TASKS);
+        fleet.register(extra, URLS.get(extra));
+        fleet.migrate();
+        directory.refresh();
+        awaitTrue(() -> done.getOrDefault(extra, 0) == SMALL_TASKS);
+      }
+      assertThat(done.get(first)).isEqualTo(SMALL_TASKS);
+      assertThat(done.get(extra)).isEqualTo(SMALL_TASKS);
+      assertThat(done).doesNotContainKey(down);
+      assertThat(logs.text()).doesNotContain("dispatching failed");
+    } finally {
+      logs.stop();
+    }
+  }
+
+  private static TenantDirectory directory() {
+    return TenantDirectory.builder()
+        .control(PG.dataSource())
+        .refreshInterval(Duration.ZERO)
+        .connectionsPerTenant(5) // the dispatcher's claim and 4 workers' reads and completions
+        .ledgerConfig(LedgerConfig.builder().runtimeDdl(false).build())
+        .open();
+  }
+
+  private static void awaitTrue(java.util.function.BooleanSupplier condition) throws Exception {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("condition not met within 60 s");
+      }
+      Thread.sleep(20);
+    }
+  }
+}
