@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -273,11 +274,12 @@ public final class TenantWorkerPool implements AutoCloseable {
 
   /** Makes the slots match the tenants the directory serves now. */
   private List<String> follow(List<String> served) {
+    Set<String> now = new HashSet<>(served);
     synchronized (signal) {
       for (String t : served) {
         slots.computeIfAbsent(t, k -> new Slot());
       }
-      slots.keySet().removeIf(t -> !served.contains(t) && slots.get(t).inFlight == 0);
+      slots.entrySet().removeIf(e -> !now.contains(e.getKey()) && e.getValue().inFlight == 0);
     }
     return served;
   }
