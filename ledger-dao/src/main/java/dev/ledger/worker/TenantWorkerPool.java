@@ -100,6 +100,8 @@ public final class TenantWorkerPool implements AutoCloseable {
     long nextClaim = System.nanoTime();
     long nextDueCheck = System.nanoTime();
     int inFlight;
+    int empty;
+    boolean idle = true;
     String refusal;
   }
 
@@ -260,8 +262,17 @@ public final class TenantWorkerPool implements AutoCloseable {
       int got = claim(tenant, ask, dueCheck);
       synchronized (signal) {
         Slot s = slots.get(tenant);
-        if (s != null && got < ask) {
-          s.nextClaim = System.nanoTime() + pollInterval.toNanos();
+        if (s != null) {
+          // a claim can come back empty while work waits (its candidates were locked by
+          // transactions finishing other tasks, and skipped): a tenant rests a poll interval
+          // only after two empty claims in a row, or one after it was found empty before
+          s.empty = got == 0 ? s.empty + 1 : 0;
+          if (s.empty >= 2 || (got == 0 && s.idle)) {
+            s.nextClaim = System.nanoTime() + pollInterval.toNanos();
+            s.idle = true;
+          } else if (got > 0) {
+            s.idle = false;
+          }
         }
       }
       if (got > 0) {
@@ -310,9 +321,11 @@ public final class TenantWorkerPool implements AutoCloseable {
       served(tenant);
     } catch (TenantUnavailableException e) {
       refused(tenant, e.reason().wire(), e.getMessage());
+      rest(tenant);
       return 0;
     } catch (LedgerException e) {
       refused(tenant, "claim failed", e.getMessage());
+      rest(tenant);
       return 0;
     }
     for (Lease l : leases) {
@@ -328,6 +341,17 @@ public final class TenantWorkerPool implements AutoCloseable {
       workers.execute(() -> run(r));
     }
     return leases.size();
+  }
+
+  /** A refused tenant is asked again a poll interval later. */
+  private void rest(String tenant) {
+    synchronized (signal) {
+      Slot s = slots.get(tenant);
+      if (s != null) {
+        s.idle = true;
+        s.empty = 2;
+      }
+    }
   }
 
   private void admitDue(String tenant, Ledger ledger) {
