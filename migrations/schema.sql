@@ -103,7 +103,7 @@ CREATE TRIGGER ledger_route_completed_deleted AFTER DELETE ON ledger_tasks FOR E
 
 CREATE TRIGGER ledger_route_completed_inserted AFTER INSERT ON ledger_tasks FOR EACH ROW WHEN (new.completed AND current_setting('ledger.replay'::text, true) IS DISTINCT FROM 'on'::text) EXECUTE FUNCTION ledger_route_changed();
 
--- Domain set (db/ledger/domain), in each domain schema, at version 8
+-- Domain set (db/ledger/domain), in each domain schema, at version 9
 
 SET check_function_bodies = false;
 
@@ -193,6 +193,43 @@ BEGIN
               WHERE id = $1 AND completed IS DISTINCT FROM $2', dir)
             USING NEW.id, NEW.status = 'completed';
     END IF;
+    RETURN NULL;
+END
+$function$;
+
+SET check_function_bodies = false;
+
+CREATE OR REPLACE FUNCTION ledger_tasks_completion_changed()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+    dir text;
+    ids text[];
+    flags boolean[];
+BEGIN
+    -- the rows whose completion changed; a row whose id changed counts as changed (its new id's
+    -- route is set to what the row says, which is right either way)
+    SELECT array_agg(n.id ORDER BY n.id), array_agg(n.status = 'completed' ORDER BY n.id)
+      INTO ids, flags
+      FROM ledger_new_rows n
+     WHERE NOT EXISTS (
+               SELECT 1 FROM ledger_old_rows o
+                WHERE o.id = n.id AND (o.status = 'completed') = (n.status = 'completed'));
+    IF ids IS NULL THEN
+        RETURN NULL;
+    END IF;
+    dir := ledger_directory_of(TG_TABLE_SCHEMA);
+    IF dir IS NULL THEN
+        RETURN NULL;
+    END IF;
+    -- in id order, as the row trigger's statements came one row at a time; directory V5's
+    -- trigger recomputes the dependents of each route that changes
+    EXECUTE format(
+        'UPDATE %I.ledger_tasks r SET completed = x.completed
+           FROM unnest($1::text[], $2::boolean[]) AS x(id, completed)
+          WHERE r.id = x.id AND r.completed IS DISTINCT FROM x.completed', dir)
+        USING ids, flags;
     RETURN NULL;
 END
 $function$;
@@ -296,6 +333,6 @@ CREATE TRIGGER ledger_task_filed BEFORE INSERT ON tasks FOR EACH ROW WHEN (curre
 
 CREATE TRIGGER ledger_task_inserted_completed AFTER INSERT ON tasks FOR EACH ROW WHEN (new.status = 'completed'::text AND current_setting('ledger.replay'::text, true) IS DISTINCT FROM 'on'::text) EXECUTE FUNCTION ledger_task_status_changed();
 
-CREATE TRIGGER ledger_task_status_changed AFTER UPDATE OF status ON tasks FOR EACH ROW WHEN ((old.status = 'completed'::text) IS DISTINCT FROM (new.status = 'completed'::text) AND current_setting('ledger.replay'::text, true) IS DISTINCT FROM 'on'::text) EXECUTE FUNCTION ledger_task_status_changed();
+CREATE TRIGGER ledger_tasks_completion_changed AFTER UPDATE ON tasks REFERENCING OLD TABLE AS ledger_old_rows NEW TABLE AS ledger_new_rows FOR EACH STATEMENT WHEN (current_setting('ledger.replay'::text, true) IS DISTINCT FROM 'on'::text) EXECUTE FUNCTION ledger_tasks_completion_changed();
 
 CREATE TRIGGER tasks_notify_workers AFTER INSERT OR UPDATE OF status ON tasks FOR EACH ROW WHEN (new.status = 'admitted'::text OR new.status = 'proposed'::text AND new.not_before IS NOT NULL) EXECUTE FUNCTION tasks_notify_workers();

@@ -56,7 +56,7 @@ public abstract class LedgerOperations {
       this.transitions = new Transitions(engine, log);
       this.filing = new Filing(engine, log, transitions);
       this.promotions = new PromotionRecording(engine, log);
-      this.claims = new Claims(engine, log, transitions);
+      this.claims = new Claims(engine, transitions);
       this.leases = new Leases(engine, transitions);
       this.scrubs = new Scrubs(engine, log);
       this.rebuild = new Rebuild(engine);
@@ -249,6 +249,32 @@ public abstract class LedgerOperations {
       int max) {
     return write(
         "claim", tx -> ops.claims.claimBatch(tx, domain, holder, lease, manifest, handling, max));
+  }
+
+  /**
+   * Claims up to {@code max} claimable tasks as {@link #claimBatch} does, and returns each with its
+   * row as the claim left it: one statement claims the rows, appends their {@code claimed} events
+   * and returns them, so a worker needs no second read for the tasks it runs.
+   *
+   * @param domain the domain
+   * @param holder who claims
+   * @param lease how long each lease lasts
+   * @param manifest what the claimer can do
+   * @param handling the highest label it may handle
+   * @param max the most tasks, 1 to 1000
+   * @return the leases and tasks, in claim order (priority descending, then created); empty when
+   *     none
+   * @throws InvalidInputException naming the invalid argument
+   */
+  public final List<ClaimedTask> claimTasks(
+      String domain,
+      String holder,
+      Duration lease,
+      Collection<String> manifest,
+      Label handling,
+      int max) {
+    return write(
+        "claim", tx -> ops.claims.claimTasks(tx, domain, holder, lease, manifest, handling, max));
   }
 
   /**

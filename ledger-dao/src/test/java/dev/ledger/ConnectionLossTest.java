@@ -46,14 +46,68 @@ class ConnectionLossTest {
   }
 
   @Test
-  void a_session_killed_inside_a_claim_leaves_the_task_unclaimed() {
+  void a_session_killed_inside_a_claim_leaves_the_task_unclaimed() throws Exception {
     String domain = "kill-claim";
     String t = admitted(domain);
+    String schema = dev.ledger.schema.DomainSchemas.schemaName(domain);
 
-    // the claim's UPDATE ran; the session dies before its `claimed` event is appended
-    kill.arm(KillSwitch.insertInto("events"));
-    assertStorageFailure(
-        () -> ledger.claimNext(domain, "worker", LEASE, NONE, Label.PUBLIC), "claim");
+    // the claim is one statement (its UPDATE, then the INSERT of its `claimed` event): hold it
+    // inside, after both wrote, in a test trigger on the event insert, and end the session there
+    try (java.sql.Connection c = PG.dataSource().getConnection();
+        java.sql.Statement st = c.createStatement()) {
+      st.execute(
+          "CREATE FUNCTION \""
+              + schema
+              + "\".test_hold() RETURNS trigger LANGUAGE plpgsql AS $$"
+              + " BEGIN PERFORM pg_sleep(60); RETURN NULL; END $$");
+      st.execute(
+          "CREATE TRIGGER test_hold AFTER INSERT ON \""
+              + schema
+              + "\".events FOR EACH STATEMENT EXECUTE FUNCTION \""
+              + schema
+              + "\".test_hold()");
+    }
+    java.util.concurrent.CompletableFuture<Throwable> claim =
+        java.util.concurrent.CompletableFuture.supplyAsync(
+            () -> {
+              try {
+                ledger.claimNext(domain, "worker", LEASE, NONE, Label.PUBLIC);
+                return null;
+              } catch (Throwable e) {
+                return e;
+              }
+            });
+    int killed = 0;
+    try (java.sql.Connection c = PG.dataSource().getConnection();
+        java.sql.PreparedStatement st =
+            c.prepareStatement(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                    + " WHERE datname = current_database() AND wait_event = 'PgSleep'"
+                    + " AND pid <> pg_backend_pid()")) {
+      long end = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+      while (killed == 0 && System.nanoTime() < end) {
+        try (java.sql.ResultSet rs = st.executeQuery()) {
+          while (rs.next()) {
+            killed++;
+          }
+        }
+        Thread.sleep(10);
+      }
+    }
+    assertThat(killed).as("sessions killed in the claim").isEqualTo(1);
+    assertThat(claim.get(30, java.util.concurrent.TimeUnit.SECONDS))
+        .isInstanceOfSatisfying(
+            LedgerStorageException.class,
+            e -> {
+              assertThat(e.sqlState()).as(e.getMessage()).isIn("57P01", "08006");
+              assertThat(e.outcomeUnknown()).as(e.getMessage()).isFalse();
+            })
+        .hasMessageStartingWith("claim failed in the database");
+    try (java.sql.Connection c = PG.dataSource().getConnection();
+        java.sql.Statement st = c.createStatement()) {
+      st.execute("DROP TRIGGER test_hold ON \"" + schema + "\".events");
+      st.execute("DROP FUNCTION \"" + schema + "\".test_hold()");
+    }
 
     Task after = ledger.get(t);
     assertThat(after.status()).isEqualTo(Status.ADMITTED);

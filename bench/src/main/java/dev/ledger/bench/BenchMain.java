@@ -114,6 +114,8 @@ public final class BenchMain {
       Context ctx = new Context(quick, server, results, out);
       Map<Integer, double[]> b2 = null;
       List<Charts.Point> b3 = null;
+      List<Charts.Point> b9 = null;
+      List<Charts.Point> b10 = null;
       for (String id : only) {
         long s0 = System.nanoTime();
         System.out.println("== " + id);
@@ -123,8 +125,8 @@ public final class BenchMain {
           case "B3" -> b3 = ClaimDepthBench.run(ctx);
           case "B4" -> BatchClaimBench.run(ctx);
           case "B5" -> ReplayBench.run(ctx);
-          case "B9" -> WorkerBench.throughput(ctx);
-          case "B10" -> WorkerBench.pickup(ctx);
+          case "B9" -> b9 = WorkerBench.throughput(ctx);
+          case "B10" -> b10 = WorkerBench.pickup(ctx);
           case "B12" -> WorkerBench.enqueue(ctx);
           case "B6" -> MigrationBench.noOp(ctx);
           case "B7" -> MigrationBench.newDomains(ctx);
@@ -142,6 +144,12 @@ public final class BenchMain {
       }
       if (b3 != null) {
         Charts.latency(b3, out.resolve("b3-claim-latency.png"));
+      }
+      if (b9 != null) {
+        Charts.workerThroughput(b9, out.resolve("b9-throughput.png"));
+      }
+      if (b10 != null) {
+        Charts.pickup(b10, out.resolve("b10-pickup.png"));
       }
       Duration took = Duration.ofNanos(System.nanoTime() - t0);
       String report = report(quick, command, described, loadBefore, took, results);

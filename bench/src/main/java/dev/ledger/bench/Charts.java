@@ -76,6 +76,44 @@ final class Charts {
         false);
   }
 
+  /**
+   * B9: tasks/s per round and the medians, bars for ours and db-scheduler.
+   *
+   * @param points the rounds, then the medians
+   * @param file where to write the PNG
+   * @throws IOException when it cannot be written
+   */
+  static void workerThroughput(List<Point> points, Path file) throws IOException {
+    draw(
+        file,
+        "B9: drain no-op tasks, 8 worker threads (tasks/s)",
+        "tasks/s",
+        "ours (WorkerPool)",
+        "db-scheduler lock-and-fetch",
+        points,
+        false,
+        false);
+  }
+
+  /**
+   * B10: pickup latency percentiles, bars for ours and each db-scheduler mode, log scale.
+   *
+   * @param points one per percentile and baseline
+   * @param file where to write the PNG
+   * @throws IOException when it cannot be written
+   */
+  static void pickup(List<Point> points, Path file) throws IOException {
+    draw(
+        file,
+        "B10: pickup latency, admitting commit to handler start (log scale)",
+        "ms",
+        "ours (LISTEN/NOTIFY)",
+        "db-scheduler (per bar)",
+        points,
+        true,
+        false);
+  }
+
   private static void draw(
       Path file,
       String title,

@@ -22,10 +22,9 @@ import java.util.Optional;
  * @param schema the schema the statements were captured on, bare
  * @param file {@code Ledger.file} of a task without origin or dependencies, on a known domain
  * @param admit {@code Ledger.admit}
- * @param claim {@code Ledger.claimBatch} short of its max: the claim statement, the check whether
- *     its window was full, and the event insert of one task
+ * @param claim {@code Ledger.claimBatch} short of its max: the one claim statement (it claims, logs
+ *     the claims and returns the rows with the size of its window)
  * @param claimBinds what each bind value of the claim statement stands for
- * @param windowBinds what each bind value of the window check stands for
  * @param complete {@code Ledger.complete}
  */
 record OursSql(
@@ -34,7 +33,6 @@ record OursSql(
     List<String> admit,
     List<String> claim,
     List<OursSql.Role> claimBinds,
-    List<OursSql.Role> windowBinds,
     List<String> complete) {
 
   /**
@@ -62,6 +60,8 @@ record OursSql(
     WINDOW,
     /** the claimer. */
     HOLDER,
+    /** the payload of the {@code claimed} events: the holder and the lease's end. */
+    PAYLOAD,
     /** a constant of our code, bound as captured. */
     LITERAL
   }
@@ -96,11 +96,10 @@ record OursSql(
       List<Lease> leases =
           ledger.claimBatch(DOMAIN, HOLDER, Duration.ofMinutes(5), MANIFEST, HANDLING, MAX);
       List<Role> claimBinds = roles(capture.binds().get(0));
-      List<Role> windowBinds = roles(capture.binds().get(1));
       Optional<Lease> lease = leases.stream().findFirst();
       List<String> complete = capture.begin();
       ledger.complete(lease.orElseThrow(), null);
-      OursSql sql = new OursSql(schema, file, admit, claim, claimBinds, windowBinds, complete);
+      OursSql sql = new OursSql(schema, file, admit, claim, claimBinds, complete);
       sql.check();
       return sql;
     } finally {
@@ -129,20 +128,12 @@ record OursSql(
         23,
         3);
     shape("admit", admit, new String[] {"select", "select", "insert into", "update"}, 1, 1, 4, 2);
-    shape(
-        "claim",
-        claim,
-        new String[] {"with \"candidate\"", "with \"classes\"", "insert into"},
-        count(claim.get(0)),
-        count(claim.get(1)),
-        4);
-    for (Kind k : new Kind[] {Kind.NOW, Kind.UNTIL, Kind.MAX, Kind.HOLDER, Kind.WINDOW}) {
+    shape("claim", claim, new String[] {"with \"classes\""}, count(claim.get(0)));
+    for (Kind k :
+        new Kind[] {Kind.NOW, Kind.UNTIL, Kind.MAX, Kind.HOLDER, Kind.WINDOW, Kind.PAYLOAD}) {
       if (claimBinds.stream().noneMatch(r -> r.kind() == k)) {
         throw new BenchFailure("our claim statement binds no " + k + "; update OursSql");
       }
-    }
-    if (windowBinds.stream().noneMatch(r -> r.kind() == Kind.WINDOW)) {
-      throw new BenchFailure("our claim window check binds no window; update OursSql");
     }
     shape(
         "complete",
@@ -157,8 +148,8 @@ record OursSql(
         || !file.get(2)
             .contains("\"posted_to\", \"blocked\", \"not_before\", \"max_attempts\") values")
         || !complete.get(3).contains("set \"status\" = ?, \"lease_until\" = ?, \"handoff\" = ?")
-        || !claim.get(2).contains("unnest(")
-        || claim.get(2).indexOf("unnest(") > claim.get(2).lastIndexOf('?')) {
+        || !claim.get(0).contains("insert into \"" + schema + "\".\"events\"")
+        || !claim.get(0).contains("\"window_rows\"")) {
       throw new BenchFailure("our SQL changed its column order; update RawLedger's binds");
     }
   }
@@ -193,6 +184,9 @@ record OursSql(
         k = i.equals(until) ? Kind.UNTIL : Kind.NOW;
       } else if (HOLDER.equals(v)) {
         k = Kind.HOLDER;
+      } else if (v instanceof com.fasterxml.jackson.databind.JsonNode
+          || (v instanceof String t && t.startsWith("{\"holder\":"))) {
+        k = Kind.PAYLOAD;
       } else if (manifest.equals(v)) {
         k = Kind.MANIFEST;
       } else if (Long.valueOf(HANDLING.rank()).equals(v)) {

@@ -32,6 +32,9 @@ final class RawLedger {
   /** A claimed task: its id and the attempt that is its lease. */
   record Claim(String id, long attempt, long priority, String created) {}
 
+  /** One claim statement's result: the tasks it claimed and how many candidates its window held. */
+  private record Window(int rows) {}
+
   private static final JsonNodeFactory JSON = JsonNodeFactory.instance;
 
   private final DataSource dataSource;
@@ -41,7 +44,6 @@ final class RawLedger {
   private final String[] admit;
   private final String[] claim;
   private final List<OursSql.Role> claimBinds;
-  private final List<OursSql.Role> windowBinds;
   private final String[] complete;
   private final String naive;
   private final String naiveUpdate;
@@ -62,7 +64,6 @@ final class RawLedger {
     this.admit = retarget(ours, ours.admit());
     this.claim = retarget(ours, ours.claim());
     this.claimBinds = ours.claimBinds();
-    this.windowBinds = ours.windowBinds();
     this.complete = retarget(ours, ours.complete());
     String s = "\"" + schema + "\"";
     this.naive =
@@ -217,29 +218,19 @@ final class RawLedger {
       try {
         // as Ledger.claimBatch: short of max with a full window, look again in one 8 times larger
         int window = window(max);
-        claimIn(c, now, until, handling, manifest, max, window, holder, claims);
-        while (claims.size() < max
-            && window <= MAX_WINDOW / 8
-            && windowFull(c, now, handling, manifest, window)) {
+        Window w = claimIn(c, now, until, handling, manifest, max, window, holder, claims);
+        while (claims.size() < max && window <= MAX_WINDOW / 8 && w.rows() >= window) {
           window *= 8;
-          claimIn(c, now, until, handling, manifest, max - claims.size(), window, holder, claims);
+          w =
+              claimIn(
+                  c, now, until, handling, manifest, max - claims.size(), window, holder, claims);
         }
+        // the statement logged each claim itself; the claims in claim order, as ours
         claims.sort(
-            Comparator.comparingLong(Claim::priority).reversed().thenComparing(Claim::created));
-        ObjectNode payload =
-            JSON.objectNode().put("holder", holder).put("until", Rfc3339.format(until));
-        if (!claims.isEmpty()) {
-          // as Ledger.claimBatch: one statement logs every claim, in claim order
-          try (PreparedStatement p = c.prepareStatement(claim[2])) {
-            p.setString(1, "claimed");
-            p.setString(2, Rfc3339.format(now));
-            p.setString(3, payload.toString());
-            p.setArray(4, c.createArrayOf("text", claims.stream().map(Claim::id).toArray()));
-            if (p.executeUpdate() != claims.size()) {
-              throw new BenchFailure("baseline claim: not one event per claimed task");
-            }
-          }
-        }
+            Comparator.comparingLong(Claim::priority)
+                .reversed()
+                .thenComparing(Claim::created)
+                .thenComparing(Claim::id));
         c.commit();
       } catch (SQLException | RuntimeException e) {
         c.rollback();
@@ -261,10 +252,10 @@ final class RawLedger {
    * @return the window
    */
   static int window(int max) {
-    return Math.max(2 * max, max + 64);
+    return Math.max(2 * max, max + 16);
   }
 
-  private void claimIn(
+  private Window claimIn(
       Connection c,
       Instant now,
       Instant until,
@@ -280,31 +271,21 @@ final class RawLedger {
       for (int i = 0; i < values.length; i++) {
         literal(p, i + 1, values[i]);
       }
+      int rows = 0;
       try (ResultSet rs = p.executeQuery()) {
         while (rs.next()) {
-          claims.add(
-              new Claim(
-                  rs.getString("id"),
-                  rs.getLong("attempts"),
-                  rs.getLong("priority"),
-                  rs.getString("created")));
+          rows = rs.getInt("window_rows");
+          if (rs.getString("id") != null) {
+            claims.add(
+                new Claim(
+                    rs.getString("id"),
+                    rs.getLong("attempts"),
+                    rs.getLong("priority"),
+                    rs.getString("created")));
+          }
         }
       }
-    }
-  }
-
-  private boolean windowFull(
-      Connection c, Instant now, Label handling, Collection<String> manifest, int window)
-      throws SQLException {
-    try (PreparedStatement p = c.prepareStatement(claim[1])) {
-      Object[] values = values(windowBinds, now, now, handling, manifest, 0, window, "");
-      for (int i = 0; i < values.length; i++) {
-        literal(p, i + 1, values[i]);
-      }
-      try (ResultSet rs = p.executeQuery()) {
-        rs.next();
-        return rs.getInt(1) >= window;
-      }
+      return new Window(rows);
     }
   }
 
@@ -350,6 +331,11 @@ final class RawLedger {
             case MAX -> (long) max;
             case WINDOW -> (long) window;
             case HOLDER -> holder;
+            case PAYLOAD ->
+                JSON.objectNode()
+                    .put("holder", holder)
+                    .put("until", Rfc3339.format(until))
+                    .toString();
             case LITERAL -> role.literal();
           };
     }

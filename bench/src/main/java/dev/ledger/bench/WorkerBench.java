@@ -41,10 +41,19 @@ final class WorkerBench {
 
   private static final String TASK = "b9";
 
+  /** B9's prefetch: the tasks a pool of 8 threads holds beyond its running ones. */
+  private static final int PREFETCH = 24;
+
   private WorkerBench() {}
 
-  /** B9. */
-  static void throughput(Context ctx) throws Exception {
+  /**
+   * B9.
+   *
+   * @param ctx the run
+   * @return the plot's points: each round, then the medians
+   * @throws Exception on failure
+   */
+  static List<Charts.Point> throughput(Context ctx) throws Exception {
     int n = ctx.size(4_000, 20_000);
     int rounds = ctx.size(1, 3);
     String db = ctx.server().createDatabase("b9");
@@ -82,9 +91,19 @@ final class WorkerBench {
                   + rounds
                   + " rounds of "
                   + n
-                  + " tasks each side, medians; ours WorkerPool(concurrency 8, prefetch 8, batch 16) with"
-                  + " claimBatch + completeAll, every task completed once (checked); db-scheduler"
+                  + " tasks each side, medians; ours WorkerPool(concurrency 8, prefetch "
+                  + PREFETCH
+                  + ", batch "
+                  + (8 + PREFETCH)
+                  + ") with claimTasks + completeAll, every task completed once (checked);"
+                  + " db-scheduler"
                   + " threads(8).pollUsingLockAndFetch(0.5, 3.0), polling 100 ms");
+      List<Charts.Point> points = new ArrayList<>();
+      for (int r = 0; r < rounds; r++) {
+        points.add(new Charts.Point("round " + (r + 1), ours.get(r), theirs.get(r)));
+      }
+      points.add(new Charts.Point("median", o, t));
+      return points;
     } finally {
       ctx.server().dropDatabase(db);
     }
@@ -113,6 +132,9 @@ final class WorkerBench {
             .dataSource(pool)
             .holder("b9")
             .concurrency(8)
+            // at most 8 + 24 tasks held, as db-scheduler's lock-and-fetch below holds up to
+            // upperLimitFractionOfThreads (3.0) x 8 threads fetched executions
+            .prefetch(PREFETCH)
             .lease(Duration.ofMinutes(5))
             .pollInterval(Duration.ofMillis(100))
             .metrics(count)
@@ -248,8 +270,14 @@ final class WorkerBench {
     }
   }
 
-  /** B10. */
-  static void pickup(Context ctx) throws Exception {
+  /**
+   * B10.
+   *
+   * @param ctx the run
+   * @return the plot's points: p50 and p99 against each db-scheduler mode
+   * @throws Exception on failure
+   */
+  static List<Charts.Point> pickup(Context ctx) throws Exception {
     int n = ctx.size(100, 500);
     String db = ctx.server().createDatabase("b10");
     try (HikariDataSource pool = ctx.server().pool(db, 12);
@@ -297,6 +325,14 @@ final class WorkerBench {
       List<Double> immediate = schedulerPickup(pool, other, n, true);
       double o50 = Stats.percentile(ours.stream().mapToDouble(Double::doubleValue).toArray(), 50);
       double o99 = Stats.percentile(ours.stream().mapToDouble(Double::doubleValue).toArray(), 99);
+      double[] pollingMs = polling.stream().mapToDouble(Double::doubleValue).toArray();
+      double[] immediateMs = immediate.stream().mapToDouble(Double::doubleValue).toArray();
+      List<Charts.Point> points =
+          List.of(
+              new Charts.Point("p50 vs polling 100 ms", o50, Stats.percentile(pollingMs, 50)),
+              new Charts.Point("p99 vs polling 100 ms", o99, Stats.percentile(pollingMs, 99)),
+              new Charts.Point("p50 vs immediate", o50, Stats.percentile(immediateMs, 50)),
+              new Charts.Point("p99 vs immediate", o99, Stats.percentile(immediateMs, 99)));
       ctx.results()
           .add(
               new Results.Row(
@@ -347,6 +383,7 @@ final class WorkerBench {
                   + " another connection pool of this JVM, then 20 ms idle; latency from the"
                   + " admitting call's return (its commit) to handler start. Immediate execution"
                   + " schedules through the running scheduler itself");
+      return points;
     } finally {
       ctx.server().dropDatabase(db);
     }

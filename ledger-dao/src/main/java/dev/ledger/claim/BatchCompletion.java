@@ -9,7 +9,10 @@ import dev.ledger.Lease;
 import dev.ledger.Status;
 import dev.ledger.Validation;
 import dev.ledger.codegen.convert.JsonConverter;
+import dev.ledger.codegen.db.ledger_template.tables.Tasks;
 import dev.ledger.internal.Event;
+import dev.ledger.internal.RenderedStatement;
+import dev.ledger.internal.RenderedStatement.Slot;
 import dev.ledger.tx.Engine;
 import dev.ledger.tx.Tx;
 import java.time.Instant;
@@ -18,9 +21,12 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.jooq.CommonTableExpression;
 import org.jooq.DSLContext;
 import org.jooq.Field;
 import org.jooq.Record;
+import org.jooq.Record1;
+import org.jooq.Record4;
 import org.jooq.Table;
 import org.jooq.impl.DSL;
 import org.jooq.impl.SQLDataType;
@@ -78,83 +84,162 @@ public final class BatchCompletion {
   }
 
   private List<Lease> completeIn(Tx op, DSLContext tx, List<Completion> completions) {
-    List<String> ids = completions.stream().map(c -> c.lease().taskId()).distinct().toList();
-    Map<String, Record> rows = new HashMap<>();
-    for (Record r :
-        tx.select(TASKS.ID, TASKS.STATUS, TASKS.HOLDER, TASKS.ATTEMPTS)
-            .from(TASKS)
-            .where(TASKS.ID.in(ids))
-            .orderBy(TASKS.ID)
-            .forUpdate()
-            .fetch()) {
-      rows.put(r.get(TASKS.ID), r);
-    }
+    // one completion per task: a second one of the same task is refused, as complete would
     List<Lease> lost = new ArrayList<>();
-    List<Completion> current = new ArrayList<>();
-    java.util.Set<String> taken = new java.util.HashSet<>();
+    Map<String, Integer> order = new HashMap<>();
+    List<Completion> distinct = new ArrayList<>(completions.size());
     for (Completion c : completions) {
-      Lease l = c.lease();
-      Record r = rows.get(l.taskId());
-      boolean ok =
-          r != null
-              && Status.CLAIMED.wire().equals(r.get(TASKS.STATUS))
-              && l.holder().equals(r.get(TASKS.HOLDER))
-              && r.get(TASKS.ATTEMPTS) == l.attempt()
-              && taken.add(l.taskId());
-      if (ok) {
-        current.add(c);
+      if (order.putIfAbsent(c.lease().taskId(), distinct.size()) == null) {
+        distinct.add(c);
       } else {
-        lost.add(l);
+        lost.add(c.lease());
       }
     }
-    if (current.isEmpty()) {
-      return lost;
+    // sorted by id, the order the rows are locked in (two batches cannot deadlock); each carries
+    // its place in the given order, the order of the events
+    List<Completion> byId = new ArrayList<>(distinct);
+    byId.sort(java.util.Comparator.comparing(c -> c.lease().taskId()));
+    int n = byId.size();
+    String[] ids = new String[n];
+    String[] holders = new String[n];
+    String[] attempts = new String[n];
+    String[] places = new String[n];
+    String[] payloads = new String[n];
+    String[] handoffs = new String[n];
+    for (int i = 0; i < n; i++) {
+      Completion c = byId.get(i);
+      ids[i] = c.lease().taskId();
+      holders[i] = c.lease().holder();
+      attempts[i] = Long.toString(c.lease().attempt());
+      places[i] = Integer.toString(order.get(ids[i]));
+      payloads[i] = JSON.to(new Event.Completed(c.handoff()).payload());
+      handoffs[i] = c.handoff();
     }
-    Instant now = engine.now();
-    String[] taskIds = current.stream().map(c -> c.lease().taskId()).toArray(String[]::new);
-    String[] payloads =
-        current.stream()
-            .map(c -> JSON.to(new Event.Completed(c.handoff()).payload()))
-            .toArray(String[]::new);
-    String[] handoffs = current.stream().map(Completion::handoff).toArray(String[]::new);
-    Field<String[]> idArray = DSL.val(taskIds, SQLDataType.CLOB.getArrayDataType());
-    Field<String[]> payloadArray = DSL.val(payloads, SQLDataType.CLOB.getArrayDataType());
-    Field<String[]> handoffArray = DSL.val(handoffs, SQLDataType.CLOB.getArrayDataType());
-    Table<?> u =
-        DSL.table("unnest({0}, {1}) with ordinality", idArray, payloadArray)
-            .as("u", "task_id", "payload", "n");
-    int events =
-        tx.insertInto(EVENTS, EVENTS.TASK_ID, EVENTS.KIND, EVENTS.AT, EVENTS.PAYLOAD)
-            .select(
-                DSL.select(
-                        DSL.field(DSL.name("u", "task_id"), String.class),
-                        DSL.inline(new Event.Completed(null).kind()),
-                        DSL.val(now, EVENTS.AT),
-                        DSL.field(DSL.name("u", "payload"), String.class).coerce(EVENTS.PAYLOAD))
-                    .from(u)
-                    .orderBy(DSL.field(DSL.name("u", "n"))))
-            .execute();
-    Table<?> h = DSL.table("unnest({0}, {1})", idArray, handoffArray).as("h", "id", "handoff");
-    int updated =
-        tx.update(TASKS)
-            .set(TASKS.STATUS, DSL.inline(Status.COMPLETED.wire()))
-            .set(TASKS.HANDOFF, DSL.field(DSL.name("h", "handoff"), String.class))
-            .setNull(TASKS.LEASE_UNTIL)
-            .from(h)
-            .where(TASKS.ID.eq(DSL.field(DSL.name("h", "id"), String.class)))
-            .execute();
-    if (events != taskIds.length || updated != taskIds.length) {
-      throw new IllegalStateException(
-          "completing "
-              + taskIds.length
-              + " tasks wrote "
-              + events
-              + " events and "
-              + updated
-              + " rows");
+    java.util.Set<String> done = new java.util.HashSet<>();
+    for (Record r :
+        statement(tx)
+            .fetch(tx, DONE, engine.now(), ids, holders, attempts, places, payloads, handoffs)) {
+      done.add(r.get(TASKS.ID));
+    }
+    for (Completion c : distinct) {
+      if (!done.contains(c.lease().taskId())) {
+        lost.add(c.lease());
+      }
     }
     // the routes' completed and the dependents' blocked flags: the triggers (domain V8, directory
     // V5), in this statement's transaction
     return lost;
+  }
+
+  private static final Slot<Instant> AT = Slot.of("at", EVENTS.AT.getDataType());
+  private static final Slot<String[]> IDS = textArray("ids");
+  private static final Slot<String[]> HOLDERS = textArray("holders");
+  private static final Slot<String[]> ATTEMPTS = textArray("attempts");
+  private static final Slot<String[]> PLACES = textArray("places");
+  private static final Slot<String[]> PAYLOADS = textArray("payloads");
+  private static final Slot<String[]> HANDOFFS = textArray("handoffs");
+  private static final Field<?>[] DONE = {TASKS.ID};
+
+  private static Slot<String[]> textArray(String name) {
+    return Slot.of(name, SQLDataType.CLOB.getArrayDataType());
+  }
+
+  /**
+   * The completion of a batch, one statement: lock the batch's rows in id order, complete those
+   * whose lease is current (the fence: claimed, same holder, same attempt), append a {@code
+   * completed} event to each of them in the given order, and return their ids.
+   */
+  private RenderedStatement statement(DSLContext tx) {
+    return engine
+        .statements()
+        .get(
+            tx,
+            "complete all",
+            () -> {
+              Table<?> u =
+                  DSL.table(
+                          "unnest({0}, {1}, {2}, {3}, {4}, {5})",
+                          IDS.field(),
+                          HOLDERS.field(),
+                          ATTEMPTS.field(),
+                          PLACES.field(),
+                          PAYLOADS.field(),
+                          HANDOFFS.field())
+                      .as("u", "id", "holder", "attempt", "place", "payload", "handoff");
+              Field<String> uId = DSL.field(DSL.name("u", "id"), String.class);
+              Tasks l = TASKS.as("l");
+              // every row of the batch locked in id order, as it is now (a fresh version after a
+              // concurrent change commits): the fence is checked on these values, which no one
+              // else can change until this transaction ends
+              CommonTableExpression<Record4<String, String, String, Long>> locked =
+                  DSL.name("locked")
+                      .asMaterialized(
+                          DSL.select(l.ID, l.STATUS, l.HOLDER, l.ATTEMPTS)
+                              .from(l)
+                              .where(l.ID.eq(DSL.any(IDS.field())))
+                              .orderBy(l.ID)
+                              .forUpdate()
+                              .of(l));
+              CommonTableExpression<Record> input =
+                  DSL.name("input").as(DSL.select(DSL.asterisk()).from(u));
+              Field<String> lockedId = locked.field(l.ID.getName(), String.class);
+              Field<String> inputId = DSL.field(DSL.name("input", "id"), String.class);
+              CommonTableExpression<Record1<String>> completed =
+                  DSL.name("completed")
+                      .as(
+                          DSL.update(TASKS)
+                              .set(TASKS.STATUS, DSL.inline(Status.COMPLETED.wire()))
+                              .set(
+                                  TASKS.HANDOFF,
+                                  DSL.field(DSL.name("input", "handoff"), String.class))
+                              .set(
+                                  TASKS.LEASE_UNTIL,
+                                  DSL.inline((Instant) null, TASKS.LEASE_UNTIL.getDataType()))
+                              .from(locked.join(input).on(inputId.eq(lockedId)))
+                              .where(TASKS.ID.eq(lockedId))
+                              .and(
+                                  locked
+                                      .field(l.STATUS.getName(), String.class)
+                                      .eq(DSL.inline(Status.CLAIMED.wire())))
+                              .and(
+                                  locked
+                                      .field(l.HOLDER.getName(), String.class)
+                                      .eq(DSL.field(DSL.name("input", "holder"), String.class)))
+                              .and(
+                                  locked
+                                      .field(l.ATTEMPTS.getName(), Long.class)
+                                      .eq(
+                                          DSL.field(DSL.name("input", "attempt"), String.class)
+                                              .cast(SQLDataType.BIGINT)))
+                              .returningResult(TASKS.ID));
+              Field<String> doneId = completed.field(TASKS.ID);
+              CommonTableExpression<Record1<Long>> logged =
+                  DSL.name("logged")
+                      .as(
+                          DSL.insertInto(
+                                  EVENTS, EVENTS.TASK_ID, EVENTS.KIND, EVENTS.AT, EVENTS.PAYLOAD)
+                              .select(
+                                  DSL.select(
+                                          doneId,
+                                          DSL.inline(new Event.Completed(null).kind()),
+                                          AT.field(),
+                                          DSL.field(
+                                              DSL.name("input", "payload"),
+                                              EVENTS.PAYLOAD.getDataType()))
+                                      .from(completed)
+                                      .join(input)
+                                      .on(inputId.eq(doneId))
+                                      .orderBy(
+                                          DSL.field(DSL.name("input", "place"), String.class)
+                                              .cast(SQLDataType.INTEGER)))
+                              .returningResult(EVENTS.SEQ));
+              return DSL.with(locked)
+                  .with(input)
+                  .with(completed)
+                  .with(logged)
+                  .select(doneId.as(TASKS.ID.getName()))
+                  .from(completed);
+            },
+            List.of(AT, IDS, HOLDERS, ATTEMPTS, PLACES, PAYLOADS, HANDOFFS));
   }
 }

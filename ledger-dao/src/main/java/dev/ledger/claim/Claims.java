@@ -3,15 +3,16 @@ package dev.ledger.claim;
 import static dev.ledger.append.EventLog.wrong;
 import static dev.ledger.codegen.db.ledger_template.Tables.TASKS;
 
+import dev.ledger.ClaimedTask;
 import dev.ledger.InvalidInputException;
 import dev.ledger.Label;
 import dev.ledger.Lease;
 import dev.ledger.Validation;
-import dev.ledger.append.EventLog;
 import dev.ledger.append.Transitions;
 import dev.ledger.codegen.db.ledger_template.tables.Tasks;
 import dev.ledger.codegen.db.ledger_template.tables.records.TasksRecord;
 import dev.ledger.internal.Event;
+import dev.ledger.internal.Rows;
 import dev.ledger.tx.Engine;
 import dev.ledger.tx.Tx;
 import java.time.Duration;
@@ -32,19 +33,16 @@ import org.jooq.impl.DSL;
 public final class Claims {
 
   private final Engine engine;
-  private final EventLog log;
   private final Transitions transitions;
 
   /**
    * Creates the operations.
    *
    * @param engine the ledger's shared state
-   * @param log the event log writer
    * @param transitions the transitions by id (a claim by id is one)
    */
-  public Claims(Engine engine, EventLog log, Transitions transitions) {
+  public Claims(Engine engine, Transitions transitions) {
     this.engine = engine;
-    this.log = log;
     this.transitions = transitions;
   }
 
@@ -73,6 +71,33 @@ public final class Claims {
       Collection<String> manifest,
       Label handling,
       int max) {
+    return claimTasks(tx, domain, holder, lease, manifest, handling, max).stream()
+        .map(ClaimedTask::lease)
+        .toList();
+  }
+
+  /**
+   * Claims as {@link #claimBatch} does and returns each task with its row after the claim, read by
+   * the claiming statement itself.
+   *
+   * @param tx the operation's transaction context
+   * @param domain the domain
+   * @param holder who claims
+   * @param lease how long each lease lasts
+   * @param manifest what the claimer can do
+   * @param handling the highest label it may handle
+   * @param max the most tasks, 1 to 1000
+   * @return the leases and tasks, in claim order; empty when none (or the domain is unknown)
+   * @throws InvalidInputException naming the invalid argument
+   */
+  public List<ClaimedTask> claimTasks(
+      Tx tx,
+      String domain,
+      String holder,
+      Duration lease,
+      Collection<String> manifest,
+      Label handling,
+      int max) {
     Validation.domain(domain);
     Validation.required("holder", holder, Validation.MAX_NAME);
     Validation.leaseDuration("lease", lease);
@@ -89,31 +114,32 @@ public final class Claims {
     Instant until = now.plus(lease);
     ClaimSql.ClaimArgs args =
         new ClaimSql.ClaimArgs(
-            now, until, holder, ClaimSql.jsonArray(List.copyOf(manifest)), handling.rank());
+            now,
+            until,
+            holder,
+            ClaimSql.jsonArray(List.copyOf(manifest)),
+            handling.rank(),
+            new Event.Claimed(holder, until).payload());
     int window = ClaimSql.claimWindow(max);
-    List<ClaimSql.Claimed> rows =
-        new ArrayList<>(ClaimSql.claimIn(engine.statements(), ctx, args, max, window));
+    ClaimSql.Claimed claimed = ClaimSql.claimIn(engine.statements(), ctx, args, max, window);
+    List<TasksRecord> rows = new ArrayList<>(claimed.rows());
     // short of max with a full window: concurrent transactions hold (or just changed) rows of
     // the window; look behind them in a window 8 times larger
     while (rows.size() < max
         && window <= ClaimSql.MAX_CLAIM_WINDOW / 8
-        && ClaimSql.windowFull(engine.statements(), ctx, args, window)) {
+        && claimed.windowRows() >= window) {
       window *= 8;
-      rows.addAll(ClaimSql.claimIn(engine.statements(), ctx, args, max - rows.size(), window));
+      claimed = ClaimSql.claimIn(engine.statements(), ctx, args, max - rows.size(), window);
+      rows.addAll(claimed.rows());
     }
     rows.sort(ClaimSql.CLAIM_ORDER);
-    List<Lease> leases = new ArrayList<>(rows.size());
-    for (ClaimSql.Claimed row : rows) {
-      leases.add(new Lease(row.id(), holder, row.attempts(), until));
+    List<ClaimedTask> out = new ArrayList<>(rows.size());
+    for (TasksRecord row : rows) {
+      out.add(
+          new ClaimedTask(
+              new Lease(row.getId(), holder, row.getAttempts(), until), Rows.task(row)));
     }
-    if (!rows.isEmpty()) {
-      log.appendToEach(
-          ctx,
-          rows.stream().map(ClaimSql.Claimed::id).toArray(String[]::new),
-          now,
-          new Event.Claimed(holder, until));
-    }
-    return leases;
+    return out;
   }
 
   /**

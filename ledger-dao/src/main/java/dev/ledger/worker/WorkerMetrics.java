@@ -22,7 +22,7 @@ public interface WorkerMetrics {
   default void claimed(String domain, int claimed, Duration took) {}
 
   /**
-   * A claimed task reached its handler.
+   * A claimed task reached its handler (called only when {@link #wantsPickup()}).
    *
    * @param domain the domain
    * @param pickup from when it became claimable (its {@code admitted} or {@code released} event, a
@@ -84,6 +84,16 @@ public interface WorkerMetrics {
    * @param counts the count per status wire name ({@code admitted}, ...)
    */
   default void depth(String domain, java.util.Map<String, Long> counts) {}
+
+  /**
+   * Whether {@link #pickedUp} is wanted: the pool reads when each claimed task became claimable
+   * (one query per claimed batch) only then.
+   *
+   * @return true to be told pickup latencies
+   */
+  default boolean wantsPickup() {
+    return false;
+  }
 
   /**
    * Whether {@link #depth} is wanted: the pool samples the counts only then.

@@ -1,5 +1,6 @@
 package dev.ledger.worker;
 
+import dev.ledger.ClaimedTask;
 import dev.ledger.FailureRecord;
 import dev.ledger.InvalidInputException;
 import dev.ledger.Label;
@@ -19,10 +20,10 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadLocalRandom;
@@ -239,7 +240,12 @@ public final class WorkerPool implements AutoCloseable {
             TimeUnit.MILLISECONDS,
             new LinkedBlockingQueue<>(concurrency + prefetch),
             daemon(() -> prefix + "-" + n.incrementAndGet()));
-    timers = Executors.newScheduledThreadPool(1, daemon(() -> prefix + "-heartbeat"));
+    ScheduledThreadPoolExecutor timer =
+        new ScheduledThreadPoolExecutor(1, daemon(() -> prefix + "-heartbeat"));
+    // a task's heartbeat is cancelled when it ends, usually long before its first beat: drop it
+    // from the queue then, or a busy pool keeps every finished task's beat until its time
+    timer.setRemoveOnCancelPolicy(true);
+    timers = timer;
     if (metrics.wantsDepth()) {
       timers.scheduleWithFixedDelay(
           this::sampleDepth, 0, DEPTH_SAMPLE.toMillis(), TimeUnit.MILLISECONDS);
@@ -302,23 +308,22 @@ public final class WorkerPool implements AutoCloseable {
           }
           int ask = Math.min(free, batchSize);
           long t0 = System.nanoTime();
-          List<Lease> leases = ledger.claimBatch(domain, holder, lease, manifest, handling, ask);
-          metrics.claimed(domain, leases.size(), Duration.ofNanos(System.nanoTime() - t0));
-          if (leases.size() == ask) {
+          // one statement claims, logs the claims and returns the rows: no second read
+          List<ClaimedTask> claimed =
+              ledger.claimTasks(domain, holder, lease, manifest, handling, ask);
+          metrics.claimed(domain, claimed.size(), Duration.ofNanos(System.nanoTime() - t0));
+          if (claimed.size() == ask) {
             markPending(domain); // a full batch: there may be more
           }
-          if (leases.isEmpty()) {
+          if (claimed.isEmpty()) {
             continue;
           }
-          Map<String, Task> tasks = new java.util.HashMap<>();
-          for (Task t : ledger.tasks(domain, leases.stream().map(Lease::taskId).toList())) {
-            tasks.put(t.id(), t);
-          }
-          Map<String, Pickup> pickups = pickups(domain, leases);
-          for (Lease l : leases) {
+          Map<String, Pickup> pickups =
+              pickups(domain, claimed.stream().map(ClaimedTask::lease).toList());
+          for (ClaimedTask c : claimed) {
             permits.acquireUninterruptibly();
             free--;
-            submit(domain, l, tasks.get(l.taskId()), pickups.get(l.taskId()));
+            submit(domain, c.lease(), c.task(), pickups.get(c.lease().taskId()));
           }
         }
         start++;
@@ -490,7 +495,7 @@ public final class WorkerPool implements AutoCloseable {
    */
   private Map<String, Pickup> pickups(String domain, List<Lease> leases) {
     boolean reclaimed = leases.stream().anyMatch(l -> l.attempt() > 1);
-    if (metrics == WorkerMetrics.NONE && !reclaimed) {
+    if (!metrics.wantsPickup() && !reclaimed) {
       return Map.of();
     }
     return ledger.pickups(domain, leases.stream().map(Lease::taskId).toList());
@@ -532,7 +537,7 @@ public final class WorkerPool implements AutoCloseable {
         record(r, ctx, Outcome.failed(error), null);
         return;
       }
-      if (r.pickup != null) {
+      if (r.pickup != null && metrics.wantsPickup()) {
         metrics.pickedUp(r.domain, r.pickup.latency());
       }
       r.heartbeat =

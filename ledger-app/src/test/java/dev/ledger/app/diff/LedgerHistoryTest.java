@@ -83,10 +83,11 @@ class LedgerHistoryTest {
             "- function ledger_directory_of(domain_schema text) added safe",
             "- function ledger_task_filed() added safe",
             "- function ledger_task_status_changed() added safe",
+            "- function ledger_tasks_completion_changed() added safe",
             "- function tasks_notify_workers() added safe",
             "tasks trigger ledger_task_filed on tasks added safe",
             "tasks trigger ledger_task_inserted_completed on tasks added safe",
-            "tasks trigger ledger_task_status_changed on tasks added safe",
+            "tasks trigger ledger_tasks_completion_changed on tasks added safe",
             "tasks trigger tasks_notify_workers on tasks added safe");
     Map<String, String> after = new HashMap<>();
     for (JsonNode c : result.json().get("changes")) {
@@ -103,7 +104,7 @@ class LedgerHistoryTest {
     assertThat(after.get("tasks_by_origin")).isEqualTo("btree (origin) WHERE origin IS NOT NULL");
     assertThat(result.json().get("verdict").asText())
         .isEqualTo(
-            "Schema diff: 36 changes (4 locking, 32 safe); checked: the base plus this SQL gives"
+            "Schema diff: 37 changes (4 locking, 33 safe); checked: the base plus this SQL gives"
                 + " exactly the head.");
   }
 
@@ -149,10 +150,11 @@ class LedgerHistoryTest {
             "- function ledger_directory_of(domain_schema text) added safe",
             "- function ledger_task_filed() added safe",
             "- function ledger_task_status_changed() added safe",
+            "- function ledger_tasks_completion_changed() added safe",
             "- function tasks_notify_workers() added safe",
             "tasks trigger ledger_task_filed on tasks added safe",
             "tasks trigger ledger_task_inserted_completed on tasks added safe",
-            "tasks trigger ledger_task_status_changed on tasks added safe",
+            "tasks trigger ledger_tasks_completion_changed on tasks added safe",
             "tasks trigger tasks_notify_workers on tasks added safe");
     JsonNode version = result.json().get("changes").get(7);
     assertThat(version.get("before").asText()).isEqualTo("UNIQUE btree (entry, tier, digest)");
