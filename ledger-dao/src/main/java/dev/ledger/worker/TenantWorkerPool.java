@@ -55,10 +55,12 @@ import org.slf4j.LoggerFactory;
  * it stops serving is no longer claimed from (its running tasks finish). A tenant the directory
  * refuses (unreachable, degraded, ...) or whose claim fails is skipped with a log line, and tried
  * again a poll interval later; the pool keeps serving the others. There is no LISTEN per tenant (it
- * would cost a connection each): a tenant whose last claim found nothing is asked again after
- * {@link Builder#pollInterval(Duration)}; one whose last claim was full is asked again on its next
- * turn. Delayed tasks (retries, {@code notBefore}) are admitted at their time, and every 5 poll
- * intervals a tenant's delayed tasks filed by others are looked for.
+ * would cost a connection each): a tenant without work is asked again after {@link
+ * Builder#pollInterval(Duration)} (after one empty claim, or two in a row when it had work: a claim
+ * can come back empty while work waits, its candidates locked by transactions finishing others); a
+ * tenant with work is asked on each of its turns. Delayed tasks (retries, {@code notBefore}) are
+ * admitted at their time, and every 5 poll intervals a tenant's delayed tasks filed by others are
+ * looked for.
  *
  * <p>Outcomes are recorded as {@link WorkerPool} records them: {@link Outcome#done()} completes, a
  * failure is recorded with {@link Ledger#fail} under {@link Builder#retry(RetryPolicy)}. Every call
