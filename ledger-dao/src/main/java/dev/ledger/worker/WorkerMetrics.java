@@ -93,4 +93,14 @@ public interface WorkerMetrics {
   default boolean wantsDepth() {
     return false;
   }
+
+  /**
+   * Whether {@link #pickedUp} is wanted: the pool reads each claimed batch's events for it (one
+   * query per batch) only then, or when a task was claimed before (to tell an expired lease).
+   *
+   * @return true to read them; true unless overridden
+   */
+  default boolean wantsPickups() {
+    return true;
+  }
 }

@@ -495,7 +495,7 @@ public final class WorkerPool implements AutoCloseable {
    */
   private Map<String, Pickup> pickups(String domain, List<Lease> leases) {
     boolean reclaimed = leases.stream().anyMatch(l -> l.attempt() > 1);
-    if (metrics == WorkerMetrics.NONE && !reclaimed) {
+    if ((metrics == WorkerMetrics.NONE || !metrics.wantsPickups()) && !reclaimed) {
       return Map.of();
     }
     return ledger.pickups(domain, leases.stream().map(Lease::taskId).toList());
