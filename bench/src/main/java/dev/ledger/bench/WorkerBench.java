@@ -125,12 +125,6 @@ final class WorkerBench {
               all.countDown();
             }
           }
-
-          // the harness counts completions; it reads no pickup latency (as a pool without metrics)
-          @Override
-          public boolean wantsPickups() {
-            return false;
-          }
         };
     long t0 = System.nanoTime();
     WorkerPool workers =

@@ -24,7 +24,8 @@ import org.junit.jupiter.api.io.TempDir;
  * The README as a newcomer follows it: its Java program compiles against the library and, run as
  * its own process with {@code LEDGER_URL} set, files, claims and completes a task; its command-line
  * taste runs in bash, line by line as written, and ends with the task completed. Every complete
- * Java compilation unit in {@code docs/} compiles too.
+ * Java compilation unit in {@code docs/} compiles too. The docs' walk-throughs run in {@link
+ * DocsWalkThroughTest}.
  */
 class DocsTest {
 
@@ -119,7 +120,7 @@ class DocsTest {
     // the README's ledger() runs the built jar; the test phase has the classes instead
     lines.set(
         0,
-        "ledger() { java "
+        "ledger() { java -XX:TieredStopAtLevel=1 -XX:+UseSerialGC " // the launcher's quick flags
             + logConfig()
             + " -cp \"$LEDGER_TEST_CP\" dev.ledger.app.Main \"$@\"; }");
     String script = "set -eu\n" + String.join("\n", lines) + "\n";

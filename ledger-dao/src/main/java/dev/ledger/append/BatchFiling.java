@@ -120,7 +120,8 @@ public final class BatchFiling {
                       .from(TASKS)
                       .where(TASKS.ORIGIN.eq(origin))
                       .and(TASKS.UPSTREAM_EVENT.eq(upstream))
-                      // the predicate of the partial index tasks_origin, proved from constants
+                      // the predicate of the partial index tasks_origin, stated so the planner may
+                      // use it
                       .and(TASKS.ORIGIN.isNotNull())
                       .and(TASKS.UPSTREAM_EVENT.isNotNull())
                       // at most one row (the index is unique); the limit also keeps the planner

@@ -145,6 +145,11 @@ public final class MicrometerWorkerMetrics implements WorkerMetrics {
   }
 
   @Override
+  public boolean wantsPickup() {
+    return true;
+  }
+
+  @Override
   public boolean wantsDepth() {
     return true;
   }

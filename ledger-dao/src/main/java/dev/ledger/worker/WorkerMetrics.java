@@ -22,7 +22,7 @@ public interface WorkerMetrics {
   default void claimed(String domain, int claimed, Duration took) {}
 
   /**
-   * A claimed task reached its handler.
+   * A claimed task reached its handler (called only when {@link #wantsPickup()}).
    *
    * @param domain the domain
    * @param pickup from when it became claimable (its {@code admitted} or {@code released} event, a
@@ -86,21 +86,21 @@ public interface WorkerMetrics {
   default void depth(String domain, java.util.Map<String, Long> counts) {}
 
   /**
+   * Whether {@link #pickedUp} is wanted: the pool reads when each claimed task became claimable
+   * (one query per claimed batch) only then.
+   *
+   * @return true to be told pickup latencies
+   */
+  default boolean wantsPickup() {
+    return false;
+  }
+
+  /**
    * Whether {@link #depth} is wanted: the pool samples the counts only then.
    *
    * @return true to sample
    */
   default boolean wantsDepth() {
     return false;
-  }
-
-  /**
-   * Whether {@link #pickedUp} is wanted: the pool reads each claimed batch's events for it (one
-   * query per batch) only then, or when a task was claimed before (to tell an expired lease).
-   *
-   * @return true to read them; true unless overridden
-   */
-  default boolean wantsPickups() {
-    return true;
   }
 }

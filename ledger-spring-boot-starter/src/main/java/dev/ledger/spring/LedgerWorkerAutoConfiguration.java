@@ -2,6 +2,7 @@ package dev.ledger.spring;
 
 import dev.ledger.InvalidInputException;
 import dev.ledger.Ledger;
+import dev.ledger.worker.RetryPolicy;
 import dev.ledger.worker.WorkerMetrics;
 import dev.ledger.worker.WorkerPool;
 import java.util.HashMap;
@@ -88,6 +89,13 @@ public class LedgerWorkerAutoConfiguration {
                   .lease(properties.getLease())
                   .pollInterval(properties.getPollInterval())
                   .shutdownTimeout(properties.getShutdownTimeout())
+                  .retry(
+                      new RetryPolicy(
+                          properties.getMaxAttempts(),
+                          properties.getRetryInitial(),
+                          properties.getRetryMax(),
+                          properties.getRetryMultiplier(),
+                          properties.getRetryJitter()))
                   .manifest(properties.getManifest());
           WorkerMetrics m = metrics.getIfAvailable();
           if (m == null && LedgerWorkerMeters.MICROMETER) {

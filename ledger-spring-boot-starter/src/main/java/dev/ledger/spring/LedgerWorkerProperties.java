@@ -45,6 +45,23 @@ public class LedgerWorkerProperties {
   private boolean awaitUnknownDomains = false;
 
   /**
+   * Runs per retry chain (a task and its retries) unless the task's spec sets its own, 1 to 1000.
+   */
+  private int maxAttempts = 5;
+
+  /** The wait before the retry after the first failed attempt. */
+  private Duration retryInitial = Duration.ofSeconds(1);
+
+  /** The longest wait before a retry. */
+  private Duration retryMax = Duration.ofMinutes(5);
+
+  /** How much each wait grows, at least 1. */
+  private double retryMultiplier = 2.0;
+
+  /** The random share taken off each wait, 0 to 0.5. */
+  private double retryJitter = 0.2;
+
+  /**
    * @return whether the pool runs
    */
   public boolean isEnabled() {
@@ -154,5 +171,75 @@ public class LedgerWorkerProperties {
    */
   public void setAwaitUnknownDomains(boolean awaitUnknownDomains) {
     this.awaitUnknownDomains = awaitUnknownDomains;
+  }
+
+  /**
+   * @return runs per retry chain by default
+   */
+  public int getMaxAttempts() {
+    return maxAttempts;
+  }
+
+  /**
+   * @param maxAttempts runs per retry chain by default, 1 to 1000
+   */
+  public void setMaxAttempts(int maxAttempts) {
+    this.maxAttempts = maxAttempts;
+  }
+
+  /**
+   * @return the wait after the first failure
+   */
+  public Duration getRetryInitial() {
+    return retryInitial;
+  }
+
+  /**
+   * @param retryInitial the wait after the first failure, more than zero
+   */
+  public void setRetryInitial(Duration retryInitial) {
+    this.retryInitial = retryInitial;
+  }
+
+  /**
+   * @return the longest wait
+   */
+  public Duration getRetryMax() {
+    return retryMax;
+  }
+
+  /**
+   * @param retryMax the longest wait, at least the initial one
+   */
+  public void setRetryMax(Duration retryMax) {
+    this.retryMax = retryMax;
+  }
+
+  /**
+   * @return how much each wait grows
+   */
+  public double getRetryMultiplier() {
+    return retryMultiplier;
+  }
+
+  /**
+   * @param retryMultiplier how much each wait grows, at least 1
+   */
+  public void setRetryMultiplier(double retryMultiplier) {
+    this.retryMultiplier = retryMultiplier;
+  }
+
+  /**
+   * @return the random share taken off each wait
+   */
+  public double getRetryJitter() {
+    return retryJitter;
+  }
+
+  /**
+   * @param retryJitter the random share taken off each wait, 0 to 0.5
+   */
+  public void setRetryJitter(double retryJitter) {
+    this.retryJitter = retryJitter;
   }
 }

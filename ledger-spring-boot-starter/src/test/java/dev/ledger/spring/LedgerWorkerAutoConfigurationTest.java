@@ -170,6 +170,58 @@ class LedgerWorkerAutoConfigurationTest {
             });
   }
 
+  /** Fails every attempt, counting them. */
+  static final class AlwaysFails implements LedgerTaskHandler {
+    final List<Integer> attempts = new CopyOnWriteArrayList<>();
+
+    @Override
+    public String domain() {
+      return "orders";
+    }
+
+    @Override
+    public Outcome handle(Task task, TaskContext context) {
+      attempts.add(context.attempt());
+      return Outcome.failed("carrier down");
+    }
+  }
+
+  @Configuration(proxyBeanMethods = false)
+  static class FailingHandler {
+    @Bean
+    AlwaysFails alwaysFails() {
+      return new AlwaysFails();
+    }
+  }
+
+  @Test
+  void theRetryPropertiesSetThePoolsAttemptsAndBackoff() throws Exception {
+    runner()
+        .withUserConfiguration(FailingHandler.class)
+        .withPropertyValues(
+            "ledger.worker.max-attempts=2",
+            "ledger.worker.retry-initial=100ms",
+            "ledger.worker.retry-max=100ms",
+            "ledger.worker.retry-jitter=0")
+        .run(
+            ctx -> {
+              assertThat(ctx).hasNotFailed();
+              Ledger ledger = ctx.getBean(Ledger.class);
+              String id = ledger.fileAndAdmit(TaskSpec.builder("orders", "Ship o3").build());
+              Instant deadline = Instant.now().plus(Duration.ofSeconds(30));
+              while (ledger.deadLetters("orders").isEmpty() && Instant.now().isBefore(deadline)) {
+                Thread.sleep(20);
+              }
+              List<Task> dead = ledger.deadLetters("orders");
+              assertThat(dead).hasSize(1);
+              assertThat(dead.get(0).reason())
+                  .startsWith("dead letter: attempt 2 of 2 failed at ")
+                  .endsWith(": carrier down");
+              assertThat(ledger.get(id).reason()).startsWith("attempt 1 of 2 failed at ");
+              assertThat(ctx.getBean(AlwaysFails.class).attempts).containsExactly(1, 2);
+            });
+  }
+
   @Test
   void twoHandlersForOneDomainFailStartupNamingTheDomain() throws SQLException {
     runner()

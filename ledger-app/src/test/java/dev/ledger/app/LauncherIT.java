@@ -1,0 +1,126 @@
+package dev.ledger.app;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ledger.testing.PostgresExtension;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code ledger-app/bin/ledger-app}, the launcher with class-data sharing, over the runnable jar
+ * the build just packaged (failsafe, after {@code package}): its first run writes the archive, the
+ * next ones map it ({@code -Xshare:on} makes a run that cannot fail), and the output and exit codes
+ * are those of {@code java -jar}, with nothing of the JVM's on stdout.
+ */
+class LauncherIT {
+
+  @RegisterExtension static final PostgresExtension PG = new PostgresExtension();
+
+  private static final Path MODULE = Path.of("").toAbsolutePath();
+  private static final Path LAUNCHER = MODULE.resolve("bin/ledger-app");
+  private static final Path JAR = MODULE.resolve("target/ledger-app.jar");
+  private static final Path ARCHIVE = MODULE.resolve("target/ledger-app.jsa");
+  private static final String JAVA =
+      Path.of(System.getProperty("java.home"), "bin", "java").toString();
+
+  record Run(int exit, String out, String err) {}
+
+  private static Run run(List<String> command, Map<String, String> env, Path dir)
+      throws IOException, InterruptedException {
+    ProcessBuilder pb = new ProcessBuilder(command).directory(dir.toFile());
+    pb.environment().remove("LEDGER_URL");
+    pb.environment().remove("LEDGER_APP_JAVA_OPTS");
+    pb.environment().put("JAVA", JAVA);
+    pb.environment().putAll(env);
+    Path out = Files.createTempFile("launcher", ".out");
+    Path err = Files.createTempFile("launcher", ".err");
+    try {
+      pb.redirectOutput(out.toFile()).redirectError(err.toFile());
+      Process p = pb.start();
+      assertThat(p.waitFor(3, TimeUnit.MINUTES)).as("%s finished", command).isTrue();
+      return new Run(
+          p.exitValue(),
+          Files.readString(out, StandardCharsets.UTF_8),
+          Files.readString(err, StandardCharsets.UTF_8));
+    } finally {
+      Files.deleteIfExists(out);
+      Files.deleteIfExists(err);
+    }
+  }
+
+  private static Run launcher(Map<String, String> env, String... args) throws Exception {
+    List<String> command = new ArrayList<>(List.of(LAUNCHER.toString()));
+    command.addAll(List.of(args));
+    return run(command, env, MODULE);
+  }
+
+  private static Run jar(String... args) throws Exception {
+    List<String> command = new ArrayList<>(List.of(JAVA, "-jar", JAR.toString()));
+    command.addAll(List.of(args));
+    return run(command, Map.of(), MODULE);
+  }
+
+  @Test
+  void the_first_run_writes_the_archive_and_later_runs_map_it_with_the_jars_output()
+      throws Exception {
+    assertThat(JAR).as("packaged before the integration tests").exists();
+    Files.deleteIfExists(ARCHIVE);
+    String version = "ledger-app " + System.getProperty("project.version") + "\n";
+
+    Run first = launcher(Map.of(), "--version");
+    assertThat(first.exit()).as(first.err()).isZero();
+    assertThat(first.out()).isEqualTo(version);
+    assertThat(first.err()).isEmpty();
+    assertThat(ARCHIVE).as("written by the first run").exists();
+    assertThat(Files.getLastModifiedTime(ARCHIVE)).isGreaterThan(Files.getLastModifiedTime(JAR));
+
+    Map<String, String> mapped = Map.of("LEDGER_APP_JAVA_OPTS", "-Xshare:on");
+    Run again = launcher(mapped, "--version");
+    assertThat(again.exit())
+        .as("-Xshare:on: the archive maps, or the JVM does not start: %s", again.err())
+        .isZero();
+    assertThat(again.out()).isEqualTo(version);
+
+    String url = PG.jdbcUrl();
+    Run filed =
+        launcher(mapped, "task", "file", "--domain", "launcher", "--title", "T1", "--url", url);
+    assertThat(filed.exit()).as(filed.err()).isZero();
+    assertThat(filed.err()).isEmpty();
+    assertThat(filed.out()).matches("t[0-9a-f]+-[0-9a-f]+\n");
+    String id = filed.out().strip();
+
+    Run shown = launcher(mapped, "task", "show", id, "--url", url);
+    assertThat(shown.exit()).as(shown.err()).isZero();
+    assertThat(shown.out()).isEqualTo(jar("task", "show", id, "--url", url).out());
+    assertThat(shown.out()).containsPattern("(?m)^status +proposed$");
+
+    Run refused = launcher(mapped, "task", "admit", "t-none", "--url", url);
+    Run refusedByJar = jar("task", "admit", "t-none", "--url", url);
+    assertThat(refused.exit()).isEqualTo(ExitCodes.FAILED).isEqualTo(refusedByJar.exit());
+    assertThat(refused.out()).isEmpty();
+    assertThat(refused.err()).isEqualTo(refusedByJar.err()).startsWith("error: ");
+  }
+
+  @Test
+  void without_the_jar_it_says_how_to_build_it_and_exits_2(@TempDir Path dir) throws Exception {
+    Path bin = Files.createDirectories(dir.resolve("bin"));
+    Path copy = Files.copy(LAUNCHER, bin.resolve("ledger-app"));
+    Run r = run(List.of(copy.toString(), "--version"), Map.of(), dir);
+    assertThat(r.exit()).isEqualTo(ExitCodes.USAGE);
+    assertThat(r.out()).isEmpty();
+    assertThat(r.err())
+        .startsWith("ledger-app: ")
+        .endsWith(
+            "target/ledger-app.jar not found; build it first: ./mvnw -B -ntp -q package"
+                + " -DskipTests\n");
+  }
+}
