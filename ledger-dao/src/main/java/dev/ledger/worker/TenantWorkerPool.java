@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -54,10 +55,12 @@ import org.slf4j.LoggerFactory;
  * it stops serving is no longer claimed from (its running tasks finish). A tenant the directory
  * refuses (unreachable, degraded, ...) or whose claim fails is skipped with a log line, and tried
  * again a poll interval later; the pool keeps serving the others. There is no LISTEN per tenant (it
- * would cost a connection each): a tenant whose last claim found nothing is asked again after
- * {@link Builder#pollInterval(Duration)}; one whose last claim was full is asked again on its next
- * turn. Delayed tasks (retries, {@code notBefore}) are admitted at their time, and every 5 poll
- * intervals a tenant's delayed tasks filed by others are looked for.
+ * would cost a connection each): a tenant without work is asked again after {@link
+ * Builder#pollInterval(Duration)} (after one empty claim, or two in a row when it had work: a claim
+ * can come back empty while work waits, its candidates locked by transactions finishing others); a
+ * tenant with work is asked on each of its turns. Delayed tasks (retries, {@code notBefore}) are
+ * admitted at their time, and every 5 poll intervals a tenant's delayed tasks filed by others are
+ * looked for.
  *
  * <p>Outcomes are recorded as {@link WorkerPool} records them: {@link Outcome#done()} completes, a
  * failure is recorded with {@link Ledger#fail} under {@link Builder#retry(RetryPolicy)}. Every call
@@ -99,6 +102,8 @@ public final class TenantWorkerPool implements AutoCloseable {
     long nextClaim = System.nanoTime();
     long nextDueCheck = System.nanoTime();
     int inFlight;
+    int empty;
+    boolean idle = true;
     String refusal;
   }
 
@@ -259,8 +264,17 @@ public final class TenantWorkerPool implements AutoCloseable {
       int got = claim(tenant, ask, dueCheck);
       synchronized (signal) {
         Slot s = slots.get(tenant);
-        if (s != null && got < ask) {
-          s.nextClaim = System.nanoTime() + pollInterval.toNanos();
+        if (s != null) {
+          // a claim can come back empty while work waits (its candidates were locked by
+          // transactions finishing other tasks, and skipped): a tenant rests a poll interval
+          // only after two empty claims in a row, or one after it was found empty before
+          s.empty = got == 0 ? s.empty + 1 : 0;
+          if (s.empty >= 2 || (got == 0 && s.idle)) {
+            s.nextClaim = System.nanoTime() + pollInterval.toNanos();
+            s.idle = true;
+          } else if (got > 0) {
+            s.idle = false;
+          }
         }
       }
       if (got > 0) {
@@ -273,11 +287,12 @@ public final class TenantWorkerPool implements AutoCloseable {
 
   /** Makes the slots match the tenants the directory serves now. */
   private List<String> follow(List<String> served) {
+    Set<String> now = new HashSet<>(served);
     synchronized (signal) {
       for (String t : served) {
         slots.computeIfAbsent(t, k -> new Slot());
       }
-      slots.keySet().removeIf(t -> !served.contains(t) && slots.get(t).inFlight == 0);
+      slots.entrySet().removeIf(e -> !now.contains(e.getKey()) && e.getValue().inFlight == 0);
     }
     return served;
   }
@@ -308,9 +323,11 @@ public final class TenantWorkerPool implements AutoCloseable {
       served(tenant);
     } catch (TenantUnavailableException e) {
       refused(tenant, e.reason().wire(), e.getMessage());
+      rest(tenant);
       return 0;
     } catch (LedgerException e) {
       refused(tenant, "claim failed", e.getMessage());
+      rest(tenant);
       return 0;
     }
     for (Lease l : leases) {
@@ -326,6 +343,17 @@ public final class TenantWorkerPool implements AutoCloseable {
       workers.execute(() -> run(r));
     }
     return leases.size();
+  }
+
+  /** A refused tenant is asked again a poll interval later. */
+  private void rest(String tenant) {
+    synchronized (signal) {
+      Slot s = slots.get(tenant);
+      if (s != null) {
+        s.idle = true;
+        s.empty = 2;
+      }
+    }
   }
 
   private void admitDue(String tenant, Ledger ledger) {

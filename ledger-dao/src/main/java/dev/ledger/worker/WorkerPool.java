@@ -67,8 +67,11 @@ import org.slf4j.LoggerFactory;
  * {@link Ledger#fail}: the task is invalidated with the attempt, the time and the error, and a
  * retry is filed from its root ({@code retries:<root>}) to run after {@link
  * RetryPolicy#delayAfter}, until the chain's maximum; then it is a dead letter ({@link
- * Ledger#deadLetters}). Delayed tasks (retries, and tasks filed with a {@code notBefore}) are
- * admitted by the pool at their time ({@link Ledger#admitDue}).
+ * Ledger#deadLetters}). A claim that takes a task over from an expired lease (its worker died or
+ * stalled: {@link Ledger#pickups}) records that attempt as failed, "lease expired", without running
+ * the handler, so a task that keeps killing its workers ends as a dead letter too. Delayed tasks
+ * (retries, and tasks filed with a {@code notBefore}) are admitted by the pool at their time
+ * ({@link Ledger#admitDue}).
  *
  * <p>{@link #close()}: stops claiming, waits up to the shutdown timeout for running handlers, then
  * interrupts the rest and releases their leases, so no task stays claimed by a closed pool (unless

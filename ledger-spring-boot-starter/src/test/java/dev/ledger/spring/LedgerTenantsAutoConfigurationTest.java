@@ -181,6 +181,11 @@ class LedgerTenantsAutoConfigurationTest {
         .isInstanceOfSatisfying(
             TenantUnavailableException.class,
             e -> assertThat(e.reason()).isEqualTo(TenantUnavailableException.Reason.CLOSED));
+    // every connection was closed; the server's processes take a moment to exit
+    Instant deadline = Instant.now().plus(Duration.ofSeconds(10));
+    while (sessions(dbA) > 0 && Instant.now().isBefore(deadline)) {
+      Thread.sleep(20);
+    }
     assertThat(sessions(dbA)).isZero();
   }
 
