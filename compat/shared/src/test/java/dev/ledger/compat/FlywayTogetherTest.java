@@ -49,6 +49,7 @@ class FlywayTogetherTest extends CompatTestBase {
                     + " <= (SELECT min(installed_on) FROM public.ledger_directory_history)",
                 Boolean.class))
         .isTrue();
-    assertThat(ledger.domains()).containsExactly(OrderService.DOMAIN);
+    assertThat(ledger.domains())
+        .containsExactlyInAnyOrder(OrderService.DOMAIN, ConfirmationMailer.DOMAIN);
   }
 }
