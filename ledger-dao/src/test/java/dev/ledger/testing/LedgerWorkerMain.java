@@ -88,6 +88,18 @@ public final class LedgerWorkerMain {
 
   private static void drain(Ledger ledger, String domain, String holder, Path barrier, Path out)
       throws IOException {
+    // warm up on a domain of its own: a cold JVM's first claims (class loading, statements
+    // rendered for a schema, the JIT) take longer than the test's warm threads need to drain the
+    // queue, and the race would then have one side only
+    String warmUp = domain + "-warm-up-" + holder;
+    for (int i = 0; i < 20; i++) {
+      ledger.admit(ledger.file(dev.ledger.TaskSpec.builder(warmUp, "warm-up " + i).build()));
+      ledger.complete(
+          ledger
+              .claimNext(warmUp, holder, Duration.ofMinutes(5), List.of(), Label.PUBLIC)
+              .orElseThrow(),
+          null);
+    }
     FileBarrier.arriveAndAwait(barrier, holder, BARRIER_TIMEOUT);
     List<String> claims = new ArrayList<>();
     while (true) {
