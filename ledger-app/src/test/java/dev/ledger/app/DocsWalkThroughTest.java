@@ -205,18 +205,19 @@ class DocsWalkThroughTest {
       if (line.startsWith("./mvnw ")) {
         continue; // the build that runs this test
       }
-      String run = line;
-      if (run.startsWith("ledger() {")) {
-        run = "ledger() { " + app + " \"$@\"; }";
-      }
-      run =
-          run.replace("java -jar ledger-app/target/ledger-app.jar", app)
-              .replace("127.0.0.1:5432", host + ":" + port)
+      // the page's words first, the app's command line last: its paths (the checkout's, which
+      // may lie under /tmp) must not be rewritten as the page's /tmp/ files or database names
+      String run =
+          line.replace("127.0.0.1:5432", host + ":" + port)
               .replace("PGHOST=127.0.0.1", "PGHOST=" + host + " PGPORT=" + port)
               .replace("/tmp/", temp + "/");
       for (Map.Entry<String, String> d : databases.entrySet()) {
         run = run.replaceAll("(?<![\\w-])" + d.getKey() + "(?![\\w-])", d.getValue());
       }
+      if (run.startsWith("ledger() {")) {
+        run = "ledger() { " + app + " \"$@\"; }";
+      }
+      run = run.replace("java -jar ledger-app/target/ledger-app.jar", app);
       int step = ran.size();
       ran.add(line);
       script.append("echo '@@step ").append(step).append("'\n");
