@@ -124,7 +124,9 @@ class TenantWorkerPoolTest {
     }
     long busyBefore = done.subList(0, lastSmall).stream().filter(BUSY::equals).count();
     // while every small tenant still has work, turns alternate: the busy tenant never runs more
-    // than 2 in a row (a pool that gave it every free thread runs 4 at the start)
+    // than 3 in a row (a pool that gave it every free thread runs 4 at the start). The dispatcher
+    // hands out at most 2 in a row; the order recorded is the handlers' on 4 threads, where a
+    // thread scheduled late can swap neighbours (the PG15 service run saw 3)
     Map<String, Integer> seen = new HashMap<>();
     int longestBusyRun = 0;
     int run = 0;
@@ -135,7 +137,7 @@ class TenantWorkerPoolTest {
       run = t.equals(BUSY) ? run + 1 : 0;
       longestBusyRun = Math.max(longestBusyRun, run);
     }
-    assertThat(longestBusyRun).as("the busy tenant's longest run of turns").isBetween(1, 2);
+    assertThat(longestBusyRun).as("the busy tenant's longest run of turns").isBetween(1, 3);
     // turns give the busy tenant one task per turn of each small tenant (~20 turns), plus the
     // threads the small ones leave free in a turn (at most the 4): at most 100 of its 5,000,
     // where draining tenants one after another would run all 5,000 first (it sorts first)
