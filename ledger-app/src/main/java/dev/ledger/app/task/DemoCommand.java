@@ -51,8 +51,8 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     description = {
       "Show the whole ledger at work on a fresh embedded database, step by step.",
-      "With --url (or LEDGER_URL) it runs in new domains of that database instead (named"
-          + " payments-XXXXXX, docs-XXXXXX, ops-XXXXXX), left there afterwards."
+      "With --url (or LEDGER_URL) it runs in new domains of that database instead (payments,"
+          + " docs and ops, each with a random six-character suffix), left there afterwards."
     },
     footer = {"", "Example:", "  java -jar ledger-app/target/ledger-app.jar demo"})
 public final class DemoCommand implements java.util.concurrent.Callable<Integer> {
