@@ -273,8 +273,22 @@ final class SchemaPlanner {
             details.get(ctx.directorySchema),
             directorySet,
             needDetails);
+    List<Work> works = analyzeDomains(domains, domainSet, prints, histories, details, needDetails);
+    List<Work> moveTargets =
+        analyzeDomains(targets, domainSet, prints, histories, details, needDetails);
+    return new Observation(directory, works, null, moveTargets);
+  }
+
+  /** The decisions for domain schemas (schema to domain), in the map's order. */
+  private static List<Work> analyzeDomains(
+      Map<String, String> schemas,
+      MigrationSet domainSet,
+      Map<String, Catalog.Fingerprint> prints,
+      Map<String, List<Catalog.HistoryRow>> histories,
+      Map<String, Set<String>> details,
+      Set<String> needDetails) {
     List<Work> works = new ArrayList<>();
-    domains.forEach(
+    schemas.forEach(
         (schema, domain) ->
             works.add(
                 Analysis.analyze(
@@ -286,20 +300,7 @@ final class SchemaPlanner {
                     details.get(schema),
                     domainSet,
                     needDetails)));
-    List<Work> moveTargets = new ArrayList<>();
-    targets.forEach(
-        (schema, domain) ->
-            moveTargets.add(
-                Analysis.analyze(
-                    SchemaKind.DOMAIN,
-                    schema,
-                    domain,
-                    prints.get(schema),
-                    histories.get(schema),
-                    details.get(schema),
-                    domainSet,
-                    needDetails)));
-    return new Observation(directory, works, null, moveTargets);
+    return works;
   }
 
   /**
