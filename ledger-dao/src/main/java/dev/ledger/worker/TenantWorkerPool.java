@@ -1,10 +1,6 @@
 package dev.ledger.worker;
 
-import dev.ledger.FailureRecord;
 import dev.ledger.InvalidInputException;
-import dev.ledger.Label;
-import dev.ledger.Lease;
-import dev.ledger.LeaseLostException;
 import dev.ledger.Ledger;
 import dev.ledger.LedgerException;
 import dev.ledger.Task;
@@ -19,13 +15,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.Semaphore;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
@@ -62,10 +52,16 @@ import org.slf4j.LoggerFactory;
  * admitted at their time, and every 5 poll intervals a tenant's delayed tasks filed by others are
  * looked for.
  *
- * <p>Outcomes are recorded as {@link WorkerPool} records them: {@link Outcome#done()} completes, a
- * failure is recorded with {@link Ledger#fail} under {@link Builder#retry(RetryPolicy)}. Every call
- * asks the directory for the tenant's ledger. Leases are extended every third of the lease.
- * Thread-safe.
+ * <p>Tasks run as in a {@link WorkerPool}, by the same code: a turn claims in one statement ({@link
+ * Ledger#claimTasks}); each running task's lease is extended every third of the lease, a refused
+ * heartbeat marks it lost and interrupts the handler; {@link Outcome#done()} completes (the
+ * completions of one tenant gathered into one {@link Ledger#completeAll}), a failure is recorded
+ * with {@link Ledger#fail} under {@link Builder#retry(RetryPolicy)}: retried after its backoff, a
+ * dead letter with its last error after the maximum. A claim that takes a task over from an expired
+ * lease (its worker died or stalled) records that attempt as failed, "lease expired", without
+ * running the handler. {@link Builder#metrics(WorkerMetrics)} gets the same meters as a {@link
+ * WorkerPool}'s (tagged with the domain, over all tenants; no depth sample). Every call asks the
+ * directory for the tenant's ledger. Thread-safe.
  */
 public final class TenantWorkerPool implements AutoCloseable {
 
@@ -75,25 +71,20 @@ public final class TenantWorkerPool implements AutoCloseable {
   private final String domain;
   private final TenantTaskHandler handler;
   private final String holder;
-  private final List<String> manifest;
-  private final Label handling;
   private final int concurrency;
   private final int quantum;
   private final int perTenant;
   private final Duration lease;
   private final Duration pollInterval;
-  private final RetryPolicy retry;
   private final Duration shutdownTimeout;
+  private final TaskRunner runner;
 
   private final Semaphore permits;
   private final Object signal = new Object();
   private final Map<String, Slot> slots = new HashMap<>();
-  private final Set<Running> running = ConcurrentHashMap.newKeySet();
   private final AtomicInteger turns = new AtomicInteger();
   private volatile boolean stopping;
   private volatile boolean started;
-  private ThreadPoolExecutor workers;
-  private ScheduledExecutorService timers;
   private Thread dispatcher;
   private String after = "";
 
@@ -108,20 +99,49 @@ public final class TenantWorkerPool implements AutoCloseable {
   }
 
   private TenantWorkerPool(Builder b) {
+    PoolSettings settings = b.settings("tenants-" + ProcessHandle.current().pid());
     this.directory = b.directory;
     this.domain = b.domain;
     this.handler = b.handler;
-    this.holder = b.holder != null ? b.holder : "tenants-" + ProcessHandle.current().pid();
-    this.manifest = List.copyOf(b.manifest);
-    this.handling = b.handling;
-    this.concurrency = b.concurrency;
+    this.holder = settings.holder();
+    this.concurrency = settings.concurrency();
     this.quantum = b.quantum;
-    this.perTenant = b.perTenant > 0 ? b.perTenant : b.concurrency;
-    this.lease = b.lease;
-    this.pollInterval = b.pollInterval;
-    this.retry = b.retry;
-    this.shutdownTimeout = b.shutdownTimeout;
+    this.perTenant = b.perTenant > 0 ? b.perTenant : settings.concurrency();
+    this.lease = settings.lease();
+    this.pollInterval = settings.pollInterval();
+    this.shutdownTimeout = settings.shutdownTimeout();
     this.permits = new Semaphore(concurrency);
+    this.runner = new TaskRunner(LOG, "ledger tenant worker", settings, new Hooks());
+  }
+
+  /** What the shared execution path asks of this pool. */
+  private final class Hooks implements TaskRunner.Pool {
+    @Override
+    public Ledger ledger(RunningTask r) {
+      return directory.ledger(r.tenant);
+    }
+
+    @Override
+    public Outcome handle(RunningTask r, Task task, TaskContext ctx) throws Exception {
+      return handler.handle(r.tenant, task, ctx);
+    }
+
+    @Override
+    public void retryFiled(RunningTask r, Instant at) {
+      retryAt(r.tenant, at);
+    }
+
+    @Override
+    public void done(RunningTask r) {
+      synchronized (signal) {
+        Slot s = slots.get(r.tenant);
+        if (s != null) {
+          s.inFlight--;
+        }
+        permits.release();
+        signal.notifyAll();
+      }
+    }
   }
 
   /**
@@ -161,7 +181,7 @@ public final class TenantWorkerPool implements AutoCloseable {
    * @return 0 to the concurrency
    */
   public int inFlight() {
-    return running.size();
+    return runner.inFlight();
   }
 
   /**
@@ -178,18 +198,10 @@ public final class TenantWorkerPool implements AutoCloseable {
       throw new IllegalStateException("the pool was started before");
     }
     started = true;
-    AtomicInteger n = new AtomicInteger();
     String prefix = "ledger-tenant-worker-" + holder;
-    workers =
-        new ThreadPoolExecutor(
-            concurrency,
-            concurrency,
-            0,
-            TimeUnit.MILLISECONDS,
-            new LinkedBlockingQueue<>(concurrency),
-            r -> daemon(r, prefix + "-" + n.incrementAndGet()));
-    timers = Executors.newScheduledThreadPool(1, r -> daemon(r, prefix + "-heartbeat"));
-    dispatcher = daemon(this::dispatch, prefix + "-claim");
+    runner.start(prefix, concurrency, concurrency);
+    dispatcher = new Thread(this::dispatch, prefix + "-claim");
+    dispatcher.setDaemon(true);
     dispatcher.start();
     LOG.info(
         "ledger tenant worker {} started: domain {} over {} tenants, concurrency {}, quantum {},"
@@ -217,7 +229,7 @@ public final class TenantWorkerPool implements AutoCloseable {
           break;
         }
         LOG.warn("ledger tenant worker {}: dispatching failed, retrying", holder, e);
-        pause(pollInterval);
+        TaskRunner.pause(pollInterval);
       }
     }
   }
@@ -312,14 +324,13 @@ public final class TenantWorkerPool implements AutoCloseable {
   /** One turn: claims up to {@code ask} tasks of a tenant and hands them to threads. */
   private int claim(String tenant, int ask, boolean dueCheck) {
     turns.incrementAndGet();
-    List<Lease> leases;
+    List<RunningTask> claimed;
     try {
       Ledger ledger = directory.ledger(tenant);
       if (dueCheck) {
         admitDue(tenant, ledger);
       }
-      // only the claim on the dispatcher: each worker reads its task, so the next turn comes sooner
-      leases = ledger.claimBatch(domain, holder, lease, manifest, handling, ask);
+      claimed = runner.claim(ledger, tenant, domain, ask);
       served(tenant);
     } catch (TenantUnavailableException e) {
       refused(tenant, e.reason().wire(), e.getMessage());
@@ -330,19 +341,17 @@ public final class TenantWorkerPool implements AutoCloseable {
       rest(tenant);
       return 0;
     }
-    for (Lease l : leases) {
+    for (RunningTask r : claimed) {
       permits.acquireUninterruptibly();
-      Running r = new Running(tenant, l);
       synchronized (signal) {
         Slot s = slots.get(tenant);
         if (s != null) {
           s.inFlight++;
         }
       }
-      running.add(r);
-      workers.execute(() -> run(r));
+      runner.submit(r);
     }
-    return leases.size();
+    return claimed.size();
   }
 
   /** A refused tenant is asked again a poll interval later. */
@@ -430,120 +439,6 @@ public final class TenantWorkerPool implements AutoCloseable {
     }
   }
 
-  private final class Running {
-    final String tenant;
-    final Lease claimed;
-    volatile TaskContext context;
-    Thread thread;
-    boolean finished;
-    ScheduledFuture<?> heartbeat;
-
-    Running(String tenant, Lease claimed) {
-      this.tenant = tenant;
-      this.claimed = claimed;
-    }
-
-    Lease lease() {
-      TaskContext c = context;
-      return c != null ? c.lease() : claimed;
-    }
-
-    synchronized boolean begin() {
-      if (finished) {
-        return false;
-      }
-      thread = Thread.currentThread();
-      return true;
-    }
-
-    synchronized void finish() {
-      finished = true;
-      thread = null;
-      Thread.interrupted();
-    }
-
-    synchronized void lose(LeaseLostException e) {
-      TaskContext c = context;
-      if (c != null) {
-        c.lost(e);
-      }
-      if (thread != null && !finished) {
-        thread.interrupt();
-      }
-    }
-  }
-
-  private void run(Running r) {
-    try {
-      if (!r.begin()) {
-        return;
-      }
-      List<Task> read = directory.ledger(r.tenant).tasks(domain, List.of(r.claimed.taskId()));
-      if (read.isEmpty()) {
-        throw new IllegalStateException("the task claimed is not in its domain any more");
-      }
-      Task task = read.get(0);
-      int attempt = WorkerPool.attemptOf(task);
-      int max = task.spec().maxAttempts() > 0 ? task.spec().maxAttempts() : retry.maxAttempts();
-      TaskContext ctx = new TaskContext(task, r.claimed, attempt, max);
-      r.context = ctx;
-      long every = Math.max(1, lease.toMillis() / 3);
-      r.heartbeat = timers.scheduleAtFixedRate(() -> beat(r), every, every, TimeUnit.MILLISECONDS);
-      Outcome outcome;
-      try {
-        outcome = handler.handle(r.tenant, task, ctx);
-        if (outcome == null) {
-          outcome = Outcome.failed("the handler returned no outcome (null)");
-        }
-      } catch (Throwable t) {
-        if (t instanceof Error && !(t instanceof AssertionError)) {
-          LOG.error("ledger tenant worker {}: handler of task {} threw", holder, task.id(), t);
-        }
-        outcome = Outcome.failed(WorkerPool.describe(t));
-      } finally {
-        r.finish();
-        r.heartbeat.cancel(false);
-      }
-      if (ctx.leaseLost()) {
-        return;
-      }
-      Ledger ledger = directory.ledger(r.tenant);
-      if (outcome instanceof Outcome.Done d) {
-        ledger.complete(ctx.lease(), d.handoff());
-      } else {
-        String error = ((Outcome.Failed) outcome).error();
-        FailureRecord f =
-            ledger.fail(
-                ctx.lease(),
-                error.length() > 50_000 ? error.substring(0, 50_000) : error,
-                retry.maxAttempts(),
-                retry.delayAfter(ctx.attempt()));
-        if (f.deadLetter()) {
-          LOG.warn(
-              "ledger tenant worker {}: task {} of tenant {} is a dead letter after {} attempts",
-              holder,
-              f.taskId(),
-              r.tenant,
-              f.attempt());
-        } else {
-          retryAt(r.tenant, f.retryAt());
-        }
-      }
-    } catch (LeaseLostException e) {
-      LOG.warn("ledger tenant worker {}: tenant {}: {}", holder, r.tenant, e.getMessage());
-    } catch (RuntimeException e) {
-      LOG.warn(
-          "ledger tenant worker {}: task {} of tenant {} could not be run or recorded ({}); its"
-              + " lease runs out",
-          holder,
-          r.claimed.taskId(),
-          r.tenant,
-          e.getMessage());
-    } finally {
-      done(r);
-    }
-  }
-
   private void retryAt(String tenant, Instant at) {
     long in = Math.max(0, Duration.between(Instant.now(), at).toNanos());
     synchronized (signal) {
@@ -555,46 +450,6 @@ public final class TenantWorkerPool implements AutoCloseable {
     }
   }
 
-  private void done(Running r) {
-    running.remove(r);
-    synchronized (signal) {
-      Slot s = slots.get(r.tenant);
-      if (s != null) {
-        s.inFlight--;
-      }
-      permits.release();
-      signal.notifyAll();
-    }
-  }
-
-  private void beat(Running r) {
-    TaskContext ctx = r.context;
-    if (ctx == null || ctx.leaseLost()) {
-      return;
-    }
-    synchronized (r) {
-      if (r.finished) {
-        return;
-      }
-    }
-    try {
-      ctx.extended(directory.ledger(r.tenant).heartbeat(ctx.lease(), lease));
-    } catch (LeaseLostException e) {
-      LOG.warn("ledger tenant worker {}: lease lost while running: {}", holder, e.getMessage());
-      r.lose(e);
-      if (r.heartbeat != null) {
-        r.heartbeat.cancel(false);
-      }
-    } catch (RuntimeException e) {
-      LOG.warn(
-          "ledger tenant worker {}: heartbeat of task {} of tenant {} failed ({}); trying again",
-          holder,
-          r.claimed.taskId(),
-          r.tenant,
-          e.getMessage());
-    }
-  }
-
   /** {@link #close(Duration)} with the builder's shutdown timeout. */
   @Override
   public void close() {
@@ -602,8 +457,9 @@ public final class TenantWorkerPool implements AutoCloseable {
   }
 
   /**
-   * Stops claiming, waits up to {@code timeout} for the running handlers, then interrupts the rest
-   * and releases their leases. Idempotent. Does not close the directory.
+   * Stops claiming, waits up to {@code timeout} for the running handlers to finish and record their
+   * outcomes, then interrupts the rest and releases their leases. Idempotent. Does not close the
+   * directory.
    *
    * @param timeout how long to wait for running handlers
    * @return true when every handler finished in time
@@ -619,79 +475,28 @@ public final class TenantWorkerPool implements AutoCloseable {
     synchronized (signal) {
       signal.notifyAll();
     }
-    dispatcher.interrupt();
-    try {
-      dispatcher.join(30_000);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-    workers.shutdown();
-    boolean clean;
-    try {
-      clean = workers.awaitTermination(Math.max(0, timeout.toMillis()), TimeUnit.MILLISECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      clean = false;
-    }
-    if (!clean) {
-      List<Running> left = new ArrayList<>(running);
-      LOG.warn(
-          "ledger tenant worker {}: {} tasks still running after {}; interrupting them and"
-              + " releasing their leases",
-          holder,
-          left.size(),
-          timeout);
-      for (Running r : left) {
-        r.lose(new LeaseLostException(r.lease(), "finish", "released because its pool closed"));
-        try {
-          directory.ledger(r.tenant).release(r.lease());
-        } catch (RuntimeException e) {
-          LOG.warn(
-              "ledger tenant worker {}: releasing task {} of tenant {} failed; its lease runs out",
-              holder,
-              r.claimed.taskId(),
-              r.tenant);
-        }
-      }
-      workers.shutdownNow();
-    }
-    timers.shutdownNow();
+    TaskRunner.join(dispatcher, Duration.ofSeconds(30));
+    boolean clean = runner.stop(timeout);
     LOG.info("ledger tenant worker {} stopped{}", holder, clean ? "" : " (some tasks released)");
     return clean;
   }
 
-  private static Thread daemon(Runnable r, String name) {
-    Thread t = new Thread(r, name);
-    t.setDaemon(true);
-    return t;
-  }
-
-  private static void pause(Duration d) {
-    try {
-      Thread.sleep(d.toMillis());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-  }
-
   /** Builds a {@link TenantWorkerPool}; every setting is checked when it is set. */
-  public static final class Builder {
+  public static final class Builder extends PoolBuilder<Builder> {
     private final TenantDirectory directory;
     private String domain;
     private TenantTaskHandler handler;
-    private String holder;
-    private List<String> manifest = List.of();
-    private Label handling = Label.PUBLIC;
-    private int concurrency = 4;
     private int quantum = 1;
     private int perTenant;
-    private Duration lease = Duration.ofSeconds(30);
-    private Duration pollInterval = Duration.ofSeconds(1);
-    private RetryPolicy retry = RetryPolicy.DEFAULT;
-    private Duration shutdownTimeout = Duration.ofSeconds(30);
 
     private Builder(TenantDirectory directory) {
+      super(Duration.ofSeconds(1));
       this.directory = directory;
+    }
+
+    @Override
+    Builder self() {
+      return this;
     }
 
     /**
@@ -712,18 +517,6 @@ public final class TenantWorkerPool implements AutoCloseable {
     }
 
     /**
-     * The holder name claims are made as. Default {@code tenants-<pid>}.
-     *
-     * @param holder 1 to {@value Validation#MAX_NAME} characters
-     * @return this builder
-     */
-    public Builder holder(String holder) {
-      Validation.required("holder", holder, Validation.MAX_NAME);
-      this.holder = holder;
-      return this;
-    }
-
-    /**
      * What the pool's handlers can do (claims only tasks whose requirements it covers). Default
      * none.
      *
@@ -735,20 +528,6 @@ public final class TenantWorkerPool implements AutoCloseable {
         throw new InvalidInputException("manifest", "must not be null");
       }
       this.manifest = List.copyOf(manifest);
-      return this;
-    }
-
-    /**
-     * The highest label the pool may handle. Default {@link Label#PUBLIC}.
-     *
-     * @param handling the label, not null
-     * @return this builder
-     */
-    public Builder handling(Label handling) {
-      if (handling == null) {
-        throw new InvalidInputException("handling", "must not be null");
-      }
-      this.handling = handling;
       return this;
     }
 
@@ -822,20 +601,6 @@ public final class TenantWorkerPool implements AutoCloseable {
         throw new InvalidInputException("pollInterval", "must be at least 10 ms");
       }
       this.pollInterval = interval;
-      return this;
-    }
-
-    /**
-     * How failed attempts are retried. Default {@link RetryPolicy#DEFAULT}.
-     *
-     * @param retry the policy, not null
-     * @return this builder
-     */
-    public Builder retry(RetryPolicy retry) {
-      if (retry == null) {
-        throw new InvalidInputException("retry", "must not be null");
-      }
-      this.retry = retry;
       return this;
     }
 

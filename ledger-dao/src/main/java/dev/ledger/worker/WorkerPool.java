@@ -1,35 +1,18 @@
 package dev.ledger.worker;
 
-import dev.ledger.ClaimedTask;
-import dev.ledger.FailureRecord;
 import dev.ledger.InvalidInputException;
-import dev.ledger.Label;
-import dev.ledger.Lease;
-import dev.ledger.LeaseLostException;
 import dev.ledger.Ledger;
-import dev.ledger.Pickup;
 import dev.ledger.Task;
 import dev.ledger.Validation;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
-import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.Semaphore;
-import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -95,30 +78,22 @@ public final class WorkerPool implements AutoCloseable {
   private final Map<String, TaskHandler> handlers;
   private final List<String> domains;
   private final String holder;
-  private final List<String> manifest;
-  private final Label handling;
   private final int concurrency;
   private final int prefetch;
   private final int batchSize;
   private final Duration lease;
-  private final Duration heartbeatEvery;
   private final Duration pollInterval;
   private final RetryPolicy retry;
   private final Duration shutdownTimeout;
   private final WorkerMetrics metrics;
   private final boolean requireKnownDomains;
+  private final TaskRunner runner;
 
   private final Semaphore permits;
   private final Object signal = new Object();
   private boolean signalled;
   private final Map<String, DomainState> state = new LinkedHashMap<>();
-  private final Set<Running> running = ConcurrentHashMap.newKeySet();
-  private final java.util.concurrent.BlockingQueue<Finished> finished = new LinkedBlockingQueue<>();
-  private volatile int completing;
-  private Thread completer;
   private volatile State life = State.NEW;
-  private ThreadPoolExecutor workers;
-  private ScheduledExecutorService timers;
   private Thread dispatcher;
   private Wakeups wakeups;
 
@@ -130,26 +105,62 @@ public final class WorkerPool implements AutoCloseable {
   }
 
   private WorkerPool(Builder b) {
+    PoolSettings settings = b.settings(defaultHolder());
     this.ledger = b.ledger;
     this.dataSource = b.dataSource;
     this.handlers = Map.copyOf(b.handlers);
     this.domains = List.copyOf(b.handlers.keySet());
-    this.holder = b.holder != null ? b.holder : defaultHolder();
-    this.manifest = List.copyOf(b.manifest);
-    this.handling = b.handling;
-    this.concurrency = b.concurrency;
+    this.holder = settings.holder();
+    this.concurrency = settings.concurrency();
     this.prefetch = b.prefetch >= 0 ? b.prefetch : concurrency;
     this.batchSize = b.batchSize > 0 ? b.batchSize : Math.min(concurrency + prefetch, 100);
-    this.lease = b.lease;
-    this.heartbeatEvery = b.lease.dividedBy(3);
-    this.pollInterval = b.pollInterval;
-    this.retry = b.retry;
-    this.shutdownTimeout = b.shutdownTimeout;
-    this.metrics = b.metrics;
+    this.lease = settings.lease();
+    this.pollInterval = settings.pollInterval();
+    this.retry = settings.retry();
+    this.shutdownTimeout = settings.shutdownTimeout();
+    this.metrics = settings.metrics();
     this.requireKnownDomains = b.requireKnownDomains;
     this.permits = new Semaphore(concurrency + prefetch);
     for (String d : domains) {
       state.put(d, new DomainState());
+    }
+    this.runner = new TaskRunner(LOG, "ledger worker", settings, new Hooks());
+  }
+
+  /** What the shared execution path asks of this pool. */
+  private final class Hooks implements TaskRunner.Pool {
+    @Override
+    public Ledger ledger(RunningTask r) {
+      return ledger;
+    }
+
+    @Override
+    public Outcome handle(RunningTask r, Task task, TaskContext ctx) throws Exception {
+      return handlers.get(r.domain).handle(task, ctx);
+    }
+
+    @Override
+    public void retryFiled(RunningTask r, Instant at) {
+      synchronized (signal) {
+        DomainState s = state.get(r.domain);
+        if (s.nextDue == null || at.isBefore(s.nextDue)) {
+          s.nextDue = at;
+        }
+        signalled = true;
+        signal.notifyAll();
+      }
+    }
+
+    /** Frees the task's permit and wakes the claimer if work waits. */
+    @Override
+    public void done(RunningTask r) {
+      permits.release();
+      synchronized (signal) {
+        if (state.values().stream().anyMatch(s -> s.pending)) {
+          signalled = true;
+          signal.notifyAll();
+        }
+      }
     }
   }
 
@@ -190,7 +201,7 @@ public final class WorkerPool implements AutoCloseable {
    * @return the count, 0 to {@code concurrency + prefetch}
    */
   public int inFlight() {
-    return running.size();
+    return runner.inFlight();
   }
 
   /**
@@ -233,34 +244,19 @@ public final class WorkerPool implements AutoCloseable {
             d);
       }
     }
-    AtomicInteger n = new AtomicInteger();
     String prefix = "ledger-worker-" + holder;
-    workers =
-        new ThreadPoolExecutor(
-            concurrency,
-            concurrency,
-            0,
-            TimeUnit.MILLISECONDS,
-            new LinkedBlockingQueue<>(concurrency + prefetch),
-            daemon(() -> prefix + "-" + n.incrementAndGet()));
-    ScheduledThreadPoolExecutor timer =
-        new ScheduledThreadPoolExecutor(1, daemon(() -> prefix + "-heartbeat"));
-    // a task's heartbeat is cancelled when it ends, usually long before its first beat: drop it
-    // from the queue then, or a busy pool keeps every finished task's beat until its time
-    timer.setRemoveOnCancelPolicy(true);
-    timers = timer;
+    runner.start(prefix, concurrency, concurrency + prefetch);
     if (metrics.wantsDepth()) {
-      timers.scheduleWithFixedDelay(
-          this::sampleDepth, 0, DEPTH_SAMPLE.toMillis(), TimeUnit.MILLISECONDS);
+      runner
+          .timers()
+          .scheduleWithFixedDelay(
+              this::sampleDepth, 0, DEPTH_SAMPLE.toMillis(), TimeUnit.MILLISECONDS);
     }
     if (dataSource != null) {
       wakeups = new Wakeups(dataSource, domains, prefix + "-listen", this::wake);
       wakeups.start();
     }
     life = State.RUNNING;
-    completer = new Thread(this::complete, prefix + "-complete");
-    completer.setDaemon(true);
-    completer.start();
     dispatcher = new Thread(this::dispatch, prefix + "-claim");
     dispatcher.setDaemon(true);
     dispatcher.start();
@@ -310,23 +306,14 @@ public final class WorkerPool implements AutoCloseable {
             continue;
           }
           int ask = Math.min(free, batchSize);
-          long t0 = System.nanoTime();
-          // one statement claims, logs the claims and returns the rows: no second read
-          List<ClaimedTask> claimed =
-              ledger.claimTasks(domain, holder, lease, manifest, handling, ask);
-          metrics.claimed(domain, claimed.size(), Duration.ofNanos(System.nanoTime() - t0));
+          List<RunningTask> claimed = runner.claim(ledger, null, domain, ask);
           if (claimed.size() == ask) {
             markPending(domain); // a full batch: there may be more
           }
-          if (claimed.isEmpty()) {
-            continue;
-          }
-          Map<String, Pickup> pickups =
-              pickups(domain, claimed.stream().map(ClaimedTask::lease).toList());
-          for (ClaimedTask c : claimed) {
+          for (RunningTask r : claimed) {
             permits.acquireUninterruptibly();
             free--;
-            submit(domain, c.lease(), c.task(), pickups.get(c.lease().taskId()));
+            runner.submit(r);
           }
         }
         start++;
@@ -336,7 +323,7 @@ public final class WorkerPool implements AutoCloseable {
           break;
         }
         LOG.warn("ledger worker {}: claiming failed, retrying in {}", holder, ERROR_PAUSE, e);
-        pause(ERROR_PAUSE);
+        TaskRunner.pause(ERROR_PAUSE);
         synchronized (signal) {
           state.values().forEach(s -> s.pending = true);
         }
@@ -442,319 +429,6 @@ public final class WorkerPool implements AutoCloseable {
     return min;
   }
 
-  /** One claimed task, from its claim to its recorded outcome (or its release at close). */
-  private final class Running {
-    final String domain;
-    final Lease claimed;
-    final Task task;
-    final Pickup pickup;
-    volatile TaskContext context;
-    Thread thread;
-    boolean finished;
-    ScheduledFuture<?> heartbeat;
-
-    Running(String domain, Lease claimed, Task task, Pickup pickup) {
-      this.domain = domain;
-      this.claimed = claimed;
-      this.task = task;
-      this.pickup = pickup;
-    }
-
-    Lease lease() {
-      TaskContext c = context;
-      return c != null ? c.lease() : claimed;
-    }
-
-    synchronized boolean begin() {
-      if (finished) {
-        return false;
-      }
-      thread = Thread.currentThread();
-      return true;
-    }
-
-    /** Ends the handler's run; clears an interrupt the pool sent. Returns whether it ran. */
-    synchronized void finish() {
-      finished = true;
-      thread = null;
-      Thread.interrupted();
-    }
-
-    /** Marks the lease lost and interrupts the handler if it still runs. */
-    synchronized void lose(LeaseLostException e) {
-      TaskContext c = context;
-      if (c != null) {
-        c.lost(e);
-      }
-      if (thread != null && !finished) {
-        thread.interrupt();
-      }
-    }
-  }
-
-  /**
-   * How the claimed tasks came to be claimable, read (one query) only when it is used: for the
-   * pickup latency, and for a task claimed before (is this claim taking over an expired lease?).
-   */
-  private Map<String, Pickup> pickups(String domain, List<Lease> leases) {
-    boolean reclaimed = leases.stream().anyMatch(l -> l.attempt() > 1);
-    if (!metrics.wantsPickup() && !reclaimed) {
-      return Map.of();
-    }
-    return ledger.pickups(domain, leases.stream().map(Lease::taskId).toList());
-  }
-
-  private void submit(String domain, Lease l, Task task, Pickup pickup) {
-    Running r = new Running(domain, l, task, pickup);
-    running.add(r);
-    try {
-      workers.execute(() -> run(r));
-    } catch (RuntimeException e) {
-      running.remove(r);
-      permits.release();
-      release(r);
-      throw e;
-    }
-  }
-
-  private void run(Running r) {
-    boolean handedOver = false;
-    try {
-      if (!r.begin() || life == State.CLOSED) {
-        return;
-      }
-      Task task = r.task != null ? r.task : ledger.get(r.claimed.taskId());
-      int attempt = attemptOf(task);
-      int max = task.spec().maxAttempts() > 0 ? task.spec().maxAttempts() : retry.maxAttempts();
-      TaskContext ctx = new TaskContext(task, r.claimed, attempt, max);
-      r.context = ctx;
-      if (r.pickup != null && r.pickup.afterExpiry()) {
-        // the previous holder stopped heartbeating (died or stalled) during this attempt: it
-        // counts as a failed attempt, retried after its backoff or ended as a dead letter
-        String error =
-            "lease expired: "
-                + r.pickup.expiredHolder()
-                + " held the task until "
-                + r.pickup.readyAt()
-                + " without completing or releasing it (the worker died or stalled)";
-        record(r, ctx, Outcome.failed(error), null);
-        return;
-      }
-      if (r.pickup != null && metrics.wantsPickup()) {
-        metrics.pickedUp(r.domain, r.pickup.latency());
-      }
-      r.heartbeat =
-          timers.scheduleAtFixedRate(
-              () -> beat(r),
-              heartbeatEvery.toMillis(),
-              heartbeatEvery.toMillis(),
-              TimeUnit.MILLISECONDS);
-      long t0 = System.nanoTime();
-      Outcome outcome;
-      try {
-        outcome = handlers.get(r.domain).handle(task, ctx);
-        if (outcome == null) {
-          outcome = Outcome.failed("the handler returned no outcome (null)");
-        }
-      } catch (Throwable t) {
-        if (t instanceof Error
-            && !(t instanceof AssertionError)
-            && !(t instanceof StackOverflowError)) {
-          LOG.error("ledger worker {}: handler of task {} threw", holder, task.id(), t);
-        }
-        outcome = Outcome.failed(describe(t));
-      } finally {
-        r.finish();
-        r.heartbeat.cancel(false);
-      }
-      Duration took = Duration.ofNanos(System.nanoTime() - t0);
-      if (ctx.leaseLost()) {
-        metrics.handled(r.domain, "lost", took);
-        return;
-      }
-      if (outcome instanceof Outcome.Done d) {
-        finished.add(new Finished(r, d.handoff(), took));
-        handedOver = true;
-        return;
-      }
-      record(r, ctx, outcome, took);
-    } catch (LeaseLostException e) {
-      metrics.leaseLost(r.domain);
-      LOG.warn("ledger worker {}: {}", holder, e.getMessage());
-    } catch (RuntimeException e) {
-      LOG.warn(
-          "ledger worker {}: task {} could not be run or recorded; its lease runs out",
-          holder,
-          r.claimed.taskId(),
-          e);
-    } finally {
-      if (!handedOver) {
-        done(r);
-      }
-    }
-  }
-
-  /** A task is no longer held: frees its thread's permit and wakes the claimer if work waits. */
-  private void done(Running r) {
-    running.remove(r);
-    permits.release();
-    synchronized (signal) {
-      if (state.values().stream().anyMatch(s -> s.pending)) {
-        signalled = true;
-        signal.notifyAll();
-      }
-    }
-  }
-
-  /** A handler that returned {@link Outcome.Done}, waiting for the completer. */
-  private record Finished(Running running, String handoff, Duration took) {}
-
-  /**
-   * The completer: completes the finished tasks in batches, one transaction per domain per batch
-   * ({@link Ledger#completeAll}), so completions of one pool share a commit. Runs until the pool is
-   * closed and nothing waits.
-   */
-  private void complete() {
-    List<Finished> batch = new ArrayList<>();
-    while (true) {
-      Finished first;
-      try {
-        first = finished.poll(100, TimeUnit.MILLISECONDS);
-      } catch (InterruptedException e) {
-        first = finished.poll();
-        if (first == null) {
-          return;
-        }
-      }
-      if (first == null) {
-        if (life == State.CLOSED) {
-          return;
-        }
-        continue;
-      }
-      batch.clear();
-      batch.add(first);
-      finished.drainTo(batch, 255);
-      completing = batch.size();
-      Map<String, List<Finished>> byDomain = new LinkedHashMap<>();
-      for (Finished f : batch) {
-        byDomain.computeIfAbsent(f.running().domain, d -> new ArrayList<>()).add(f);
-      }
-      for (Map.Entry<String, List<Finished>> e : byDomain.entrySet()) {
-        String domain = e.getKey();
-        List<Finished> fs = e.getValue();
-        try {
-          List<dev.ledger.Completion> cs = new ArrayList<>(fs.size());
-          for (Finished f : fs) {
-            cs.add(new dev.ledger.Completion(f.running().lease(), f.handoff()));
-          }
-          Set<String> lost = new java.util.HashSet<>();
-          for (Lease l : ledger.completeAll(domain, cs)) {
-            lost.add(l.taskId());
-          }
-          for (Finished f : fs) {
-            if (lost.contains(f.running().claimed.taskId())) {
-              metrics.handled(domain, "lost", f.took());
-              metrics.leaseLost(domain);
-              LOG.warn(
-                  "ledger worker {}: task {} finished after its lease was lost; result dropped",
-                  holder,
-                  f.running().claimed.taskId());
-            } else {
-              metrics.handled(domain, "completed", f.took());
-              metrics.completed(domain);
-            }
-          }
-        } catch (RuntimeException ex) {
-          LOG.warn(
-              "ledger worker {}: completing {} tasks of {} failed; their leases run out",
-              holder,
-              fs.size(),
-              domain,
-              ex);
-        } finally {
-          fs.forEach(f -> done(f.running()));
-        }
-      }
-      completing = 0;
-    }
-  }
-
-  private void record(Running r, TaskContext ctx, Outcome outcome, Duration took) {
-    String error = ((Outcome.Failed) outcome).error();
-    FailureRecord f =
-        ledger.fail(
-            ctx.lease(),
-            error.length() > 50_000 ? error.substring(0, 50_000) : error,
-            retry.maxAttempts(),
-            retry.delayAfter(ctx.attempt()));
-    if (took != null) {
-      metrics.handled(r.domain, "failed", took);
-    }
-    metrics.failed(r.domain);
-    if (f.deadLetter()) {
-      metrics.dead(r.domain);
-      LOG.warn(
-          "ledger worker {}: task {} is a dead letter after {} attempts: {}",
-          holder,
-          f.taskId(),
-          f.attempt(),
-          abbreviate(error));
-    } else {
-      metrics.retried(r.domain);
-      LOG.debug(
-          "ledger worker {}: task {} attempt {} of {} failed; retry {} at {}",
-          holder,
-          f.taskId(),
-          f.attempt(),
-          f.maxAttempts(),
-          f.retryId(),
-          f.retryAt());
-      synchronized (signal) {
-        DomainState s = state.get(r.domain);
-        if (s.nextDue == null || f.retryAt().isBefore(s.nextDue)) {
-          s.nextDue = f.retryAt();
-        }
-        signalled = true;
-        signal.notifyAll();
-      }
-    }
-  }
-
-  private void beat(Running r) {
-    TaskContext ctx = r.context;
-    if (ctx == null || ctx.leaseLost()) {
-      return;
-    }
-    synchronized (r) {
-      if (r.finished) {
-        return;
-      }
-    }
-    try {
-      ctx.extended(ledger.heartbeat(ctx.lease(), lease));
-    } catch (LeaseLostException e) {
-      boolean wasRunning;
-      synchronized (r) {
-        wasRunning = !r.finished;
-      }
-      if (wasRunning) {
-        metrics.leaseLost(r.domain);
-        LOG.warn("ledger worker {}: lease lost while running: {}", holder, e.getMessage());
-        r.lose(e);
-      }
-      if (r.heartbeat != null) {
-        r.heartbeat.cancel(false);
-      }
-    } catch (RuntimeException e) {
-      LOG.warn(
-          "ledger worker {}: heartbeat of task {} failed; trying again",
-          holder,
-          ctx.task().id(),
-          e);
-    }
-  }
-
   private void sampleDepth() {
     for (String d : domains) {
       try {
@@ -797,94 +471,14 @@ public final class WorkerPool implements AutoCloseable {
       signalled = true;
       signal.notifyAll();
     }
-    join(dispatcher, Duration.ofSeconds(30));
+    TaskRunner.join(dispatcher, Duration.ofSeconds(30));
     if (wakeups != null) {
       wakeups.close();
     }
-    workers.shutdown();
-    long end = System.nanoTime() + timeout.toNanos();
-    boolean clean = await(workers, timeout);
-    // the finished tasks' completions, in the time left (and at least a moment)
-    long drainEnd = Math.max(end, System.nanoTime() + Duration.ofSeconds(5).toNanos());
-    while ((!finished.isEmpty() || completing > 0) && System.nanoTime() < drainEnd) {
-      pause(Duration.ofMillis(5));
-    }
-    if (!clean || !running.isEmpty()) {
-      clean = false;
-      List<Running> left = new ArrayList<>(running);
-      LOG.warn(
-          "ledger worker {}: {} tasks still running after {}; interrupting them and releasing"
-              + " their leases",
-          holder,
-          left.size(),
-          timeout);
-      for (Running r : left) {
-        r.lose(new LeaseLostException(r.lease(), "finish", "released because its pool closed"));
-        release(r);
-      }
-      workers.shutdownNow();
-      await(workers, Duration.ofSeconds(2));
-    }
-    timers.shutdownNow();
+    boolean clean = runner.stop(timeout);
     life = State.CLOSED;
-    join(completer, Duration.ofSeconds(5));
     LOG.info("ledger worker {} stopped{}", holder, clean ? "" : " (some tasks released)");
     return clean;
-  }
-
-  private void release(Running r) {
-    try {
-      ledger.release(r.lease());
-    } catch (LeaseLostException e) {
-      // it finished (or was lost) meanwhile: nothing of ours is held
-    } catch (RuntimeException e) {
-      LOG.warn(
-          "ledger worker {}: releasing task {} failed; its lease runs out at {}",
-          holder,
-          r.claimed.taskId(),
-          r.lease().until(),
-          e);
-    }
-  }
-
-  /** Which attempt of its retry chain a task is: {@code n} of {@code attempt:<n>}, else 1. */
-  static int attemptOf(Task task) {
-    String origin = task.spec().origin();
-    String upstream = task.spec().upstreamEvent();
-    if (origin != null
-        && origin.startsWith("retries:")
-        && upstream != null
-        && upstream.startsWith("attempt:")) {
-      try {
-        return Math.max(1, Integer.parseInt(upstream.substring("attempt:".length())));
-      } catch (NumberFormatException e) {
-        return 1;
-      }
-    }
-    return 1;
-  }
-
-  /** A throwable as the error stored: {@code ClassName: message}, with its causes. */
-  static String describe(Throwable t) {
-    StringBuilder b = new StringBuilder();
-    int depth = 0;
-    for (Throwable c = t; c != null && depth < 5; c = c.getCause(), depth++) {
-      if (depth > 0) {
-        b.append("; caused by ");
-      }
-      b.append(c.getClass().getName());
-      if (c.getMessage() != null) {
-        b.append(": ").append(c.getMessage());
-      }
-      if (c.getCause() == c) {
-        break;
-      }
-    }
-    return b.toString();
-  }
-
-  private static String abbreviate(String s) {
-    return s.length() <= 300 ? s : s.substring(0, 300) + "...";
   }
 
   private static String defaultHolder() {
@@ -896,63 +490,23 @@ public final class WorkerPool implements AutoCloseable {
         + Integer.toHexString(ThreadLocalRandom.current().nextInt(0x100000, 0xffffff));
   }
 
-  private static ThreadFactory daemon(java.util.function.Supplier<String> name) {
-    return task -> {
-      Thread t = new Thread(task, name.get());
-      t.setDaemon(true);
-      return t;
-    };
-  }
-
-  private static boolean await(ExecutorService e, Duration timeout) {
-    try {
-      return e.awaitTermination(Math.max(0, timeout.toMillis()), TimeUnit.MILLISECONDS);
-    } catch (InterruptedException ie) {
-      Thread.currentThread().interrupt();
-      return e.isTerminated();
-    }
-  }
-
-  private static void join(Thread t, Duration timeout) {
-    if (t == null) {
-      return;
-    }
-    t.interrupt();
-    try {
-      t.join(timeout.toMillis());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-  }
-
-  private static void pause(Duration d) {
-    try {
-      Thread.sleep(d.toMillis());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-  }
-
   /** Builds a {@link WorkerPool}; validated in {@link #build()}. Not thread-safe. */
-  public static final class Builder {
+  public static final class Builder extends PoolBuilder<Builder> {
     private final Ledger ledger;
     private DataSource dataSource;
     private final Map<String, TaskHandler> handlers = new LinkedHashMap<>();
-    private String holder;
-    private List<String> manifest = List.of();
-    private Label handling = Label.PUBLIC;
-    private int concurrency = 4;
     private int prefetch = -1;
     private int batchSize;
-    private Duration lease = Duration.ofSeconds(30);
-    private Duration pollInterval = Duration.ofSeconds(5);
-    private RetryPolicy retry = RetryPolicy.DEFAULT;
-    private Duration shutdownTimeout = Duration.ofSeconds(30);
-    private WorkerMetrics metrics = WorkerMetrics.NONE;
     private boolean requireKnownDomains = true;
 
     private Builder(Ledger ledger) {
+      super(Duration.ofSeconds(5));
       this.ledger = ledger;
+    }
+
+    @Override
+    Builder self() {
+      return this;
     }
 
     /**
@@ -986,19 +540,6 @@ public final class WorkerPool implements AutoCloseable {
     }
 
     /**
-     * The holder name leases are taken in; unique per pool. Default: host, process id and a random
-     * part.
-     *
-     * @param holder 1 to {@value Validation#MAX_NAME} characters
-     * @return this
-     */
-    public Builder holder(String holder) {
-      Validation.required("holder", holder, Validation.MAX_NAME);
-      this.holder = holder;
-      return this;
-    }
-
-    /**
      * What the pool's workers can do: a task is claimed only when its requirements are all in it.
      *
      * @param manifest the requirements met, not null
@@ -1010,20 +551,6 @@ public final class WorkerPool implements AutoCloseable {
       }
       manifest.forEach(m -> Validation.required("manifest", m, Validation.MAX_NAME));
       this.manifest = List.copyOf(manifest);
-      return this;
-    }
-
-    /**
-     * The highest label the pool may handle; {@code public} by default.
-     *
-     * @param handling the label, not null
-     * @return this
-     */
-    public Builder handling(Label handling) {
-      if (handling == null) {
-        throw new InvalidInputException("handling", "must not be null");
-      }
-      this.handling = handling;
       return this;
     }
 
@@ -1104,20 +631,6 @@ public final class WorkerPool implements AutoCloseable {
     }
 
     /**
-     * How failures are retried; {@link RetryPolicy#DEFAULT} by default.
-     *
-     * @param retry the policy, not null
-     * @return this
-     */
-    public Builder retry(RetryPolicy retry) {
-      if (retry == null) {
-        throw new InvalidInputException("retry", "must not be null");
-      }
-      this.retry = retry;
-      return this;
-    }
-
-    /**
      * How long {@link WorkerPool#close()} waits for running handlers; 30 s by default.
      *
      * @param timeout zero or more
@@ -1128,21 +641,6 @@ public final class WorkerPool implements AutoCloseable {
         throw new InvalidInputException("shutdown_timeout", "must be zero or more");
       }
       this.shutdownTimeout = timeout;
-      return this;
-    }
-
-    /**
-     * Where the pool reports; {@link WorkerMetrics#NONE} by default. For Micrometer: {@code
-     * MicrometerWorkerMetrics.of(registry)}.
-     *
-     * @param metrics the sink, not null
-     * @return this
-     */
-    public Builder metrics(WorkerMetrics metrics) {
-      if (metrics == null) {
-        throw new InvalidInputException("metrics", "must not be null");
-      }
-      this.metrics = metrics;
       return this;
     }
 

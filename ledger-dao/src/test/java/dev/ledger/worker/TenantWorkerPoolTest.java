@@ -3,15 +3,18 @@ package dev.ledger.worker;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.ledger.Label;
 import dev.ledger.Ledger;
 import dev.ledger.LedgerConfig;
 import dev.ledger.Status;
+import dev.ledger.Task;
 import dev.ledger.TaskSpec;
 import dev.ledger.migrate.Fleet;
 import dev.ledger.tenants.TenantDirectory;
 import dev.ledger.testing.LogCapture;
 import dev.ledger.testing.PostgresExtension;
 import dev.ledger.testing.TestServer;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.time.Duration;
@@ -21,6 +24,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -32,7 +36,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * with 5,000 tasks waiting and five with 20 each; the small tenants' tasks all complete while the
  * busy one has done only a few of its own, then everything completes exactly once. A tenant whose
  * database does not answer is skipped with a log line, and one registered while the pool runs is
- * served after the directory's refresh.
+ * served after the directory's refresh. Tasks run by the execution path {@link WorkerPool}'s use: a
+ * tenant's poison task ends a dead letter after its maximum with its last error, a task whose
+ * worker died costs that attempt, and every claim, failure, retry, dead letter, completion and
+ * handler run is metered.
  */
 class TenantWorkerPoolTest {
 
@@ -45,6 +52,8 @@ class TenantWorkerPoolTest {
   private static final List<String> SMALL = List.of("b-1", "b-2", "b-3", "b-4", "b-5");
   private static final List<String> DATABASES = new ArrayList<>();
   private static final Map<String, String> URLS = new HashMap<>();
+  private static final RetryPolicy FAST =
+      new RetryPolicy(3, Duration.ofMillis(100), Duration.ofMillis(100), 1.0, 0.0);
 
   @BeforeAll
   static void tenants() throws Exception {
@@ -209,11 +218,164 @@ class TenantWorkerPoolTest {
     }
   }
 
+  @Test
+  void a_tenants_poison_task_ends_a_dead_letter_after_max_attempts_and_every_task_is_metered()
+      throws Exception {
+    String tenant = "d-poison";
+    String url = emptyTenant(tenant);
+    String poison;
+    List<String> good = new ArrayList<>();
+    try (HikariDataSource ds = PostgresExtension.pool(url, 2)) {
+      Ledger ledger = Ledger.open(ds);
+      poison = ledger.fileAndAdmit(TaskSpec.builder(DOMAIN, "poison").maxAttempts(3).build());
+      for (int i = 0; i < 5; i++) {
+        good.add(ledger.fileAndAdmit(TaskSpec.builder(DOMAIN, "good #" + i).build()));
+      }
+    }
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    List<Integer> poisonAttempts = new CopyOnWriteArrayList<>();
+    try (HikariDataSource controlPool = controlWith(tenant, url);
+        TenantDirectory directory = directory(controlPool)) {
+      TenantWorkerPool pool =
+          TenantWorkerPool.builder(directory)
+              .domain(
+                  DOMAIN,
+                  (t, task, ctx) -> {
+                    if (task.spec().title().equals("poison")) {
+                      poisonAttempts.add(ctx.attempt());
+                      throw new IllegalStateException("boom at attempt " + ctx.attempt());
+                    }
+                    return Outcome.done("ok " + t);
+                  })
+              .concurrency(2)
+              .pollInterval(Duration.ofMillis(50))
+              .retry(FAST)
+              .metrics(MicrometerWorkerMetrics.of(registry))
+              .start();
+      try {
+        Ledger ledger = directory.ledger(tenant);
+        awaitTrue(() -> !ledger.deadLetters(DOMAIN).isEmpty());
+        awaitTrue(() -> good.stream().allMatch(id -> ledger.get(id).status() == Status.COMPLETED));
+      } finally {
+        assertThat(pool.close(Duration.ofSeconds(10))).isTrue();
+      }
+      Ledger ledger = directory.ledger(tenant);
+      List<Task> chain = ledger.filedFrom(poison);
+      assertThat(chain).hasSize(2);
+      Task last = chain.get(1);
+      assertThat(ledger.deadLetters(DOMAIN)).extracting(Task::id).containsExactly(last.id());
+      assertThat(last.reason())
+          .startsWith("dead letter: attempt 3 of 3 failed at ")
+          .endsWith(": java.lang.IllegalStateException: boom at attempt 3");
+      assertThat(poisonAttempts).containsExactly(1, 2, 3);
+      assertThat(good)
+          .allSatisfy(id -> assertThat(ledger.get(id).handoff()).isEqualTo("ok " + tenant));
+    }
+    assertThat(count(registry, "ledger.tasks.claimed")).isEqualTo(8.0);
+    assertThat(count(registry, "ledger.tasks.completed")).isEqualTo(5.0);
+    assertThat(count(registry, "ledger.tasks.failed")).isEqualTo(3.0);
+    assertThat(count(registry, "ledger.tasks.retried")).isEqualTo(2.0);
+    assertThat(count(registry, "ledger.tasks.dead")).isEqualTo(1.0);
+    assertThat(handled(registry, "completed")).isEqualTo(5L);
+    assertThat(handled(registry, "failed")).isEqualTo(3L);
+    assertThat(registry.get("ledger.pickup.latency").tag("domain", DOMAIN).timer().count())
+        .isEqualTo(8L);
+  }
+
+  @Test
+  void a_tenants_task_whose_worker_died_costs_its_attempt_without_running_the_handler()
+      throws Exception {
+    String tenant = "d-crash";
+    String url = emptyTenant(tenant);
+    String id;
+    try (HikariDataSource ds = PostgresExtension.pool(url, 2)) {
+      Ledger ledger = Ledger.open(ds);
+      id = ledger.fileAndAdmit(TaskSpec.builder(DOMAIN, "kills its worker").maxAttempts(1).build());
+      // claimed by a worker that then died: no heartbeat, no release
+      ledger.claim(id, "died-1", Duration.ofMillis(300), List.of(), Label.PUBLIC);
+    }
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    List<String> ran = new CopyOnWriteArrayList<>();
+    try (HikariDataSource controlPool = controlWith(tenant, url);
+        TenantDirectory directory = directory(controlPool);
+        TenantWorkerPool pool =
+            TenantWorkerPool.builder(directory)
+                .domain(
+                    DOMAIN,
+                    (t, task, ctx) -> {
+                      ran.add(task.id());
+                      return Outcome.done();
+                    })
+                .pollInterval(Duration.ofMillis(50))
+                .retry(FAST)
+                .metrics(MicrometerWorkerMetrics.of(registry))
+                .start()) {
+      Ledger ledger = directory.ledger(tenant);
+      awaitTrue(() -> !ledger.deadLetters(DOMAIN).isEmpty());
+      Task dead = ledger.get(id);
+      assertThat(dead.status()).isEqualTo(Status.INVALIDATED);
+      assertThat(dead.supersededBy()).isNull();
+      assertThat(dead.reason())
+          .startsWith("dead letter: attempt 1 of 1 failed at ")
+          .contains(": lease expired: died-1 held the task until ")
+          .endsWith("without completing or releasing it (the worker died or stalled)");
+      assertThat(ran).isEmpty();
+      assertThat(pool.close(Duration.ofSeconds(10))).isTrue();
+    }
+    assertThat(count(registry, "ledger.tasks.failed")).isEqualTo(1.0);
+    assertThat(count(registry, "ledger.tasks.dead")).isEqualTo(1.0);
+    assertThat(registry.find("ledger.handler.time").timers()).isEmpty();
+  }
+
+  /** A migrated tenant database with the domain provisioned and no task, not registered. */
+  private static String emptyTenant(String tenant) throws Exception {
+    String db = PostgresExtension.newDatabase();
+    DATABASES.add(db);
+    String url = TestServer.get().urlFor(db);
+    URLS.put(tenant, url);
+    try (HikariDataSource ds = PostgresExtension.pool(url, 2)) {
+      Ledger.open(ds).provision(DOMAIN);
+    }
+    return url;
+  }
+
+  /** A control database of its own with the tenant registered and migrated. */
+  private static HikariDataSource controlWith(String tenant, String url) throws Exception {
+    String control = PostgresExtension.newDatabase();
+    DATABASES.add(control);
+    HikariDataSource controlPool = PostgresExtension.pool(TestServer.get().urlFor(control), 3);
+    Fleet fleet = Fleet.builder().control(controlPool).build();
+    fleet.register(tenant, url);
+    assertThat(fleet.migrate().active()).isEqualTo(1);
+    return controlPool;
+  }
+
+  private static TenantDirectory directory(javax.sql.DataSource control) {
+    return TenantDirectory.builder()
+        .control(control)
+        .refreshInterval(Duration.ZERO)
+        .ledgerConfig(LedgerConfig.builder().runtimeDdl(false).build())
+        .open();
+  }
+
+  private static double count(SimpleMeterRegistry registry, String counter) {
+    return registry.get(counter).tag("domain", DOMAIN).counter().count();
+  }
+
+  private static long handled(SimpleMeterRegistry registry, String outcome) {
+    return registry
+        .get("ledger.handler.time")
+        .tag("domain", DOMAIN)
+        .tag("outcome", outcome)
+        .timer()
+        .count();
+  }
+
   private static TenantDirectory directory() {
     return TenantDirectory.builder()
         .control(PG.dataSource())
         .refreshInterval(Duration.ZERO)
-        .connectionsPerTenant(5) // the dispatcher's claim and 4 workers' reads and completions
+        .connectionsPerTenant(5) // the dispatcher's claim, the completer and workers' heartbeats
         .ledgerConfig(LedgerConfig.builder().runtimeDdl(false).build())
         .open();
   }

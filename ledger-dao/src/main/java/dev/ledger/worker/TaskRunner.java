@@ -1,0 +1,502 @@
+package dev.ledger.worker;
+
+import dev.ledger.ClaimedTask;
+import dev.ledger.FailureRecord;
+import dev.ledger.Label;
+import dev.ledger.Lease;
+import dev.ledger.LeaseLostException;
+import dev.ledger.Ledger;
+import dev.ledger.Pickup;
+import dev.ledger.Task;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.ThreadFactory;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+
+/**
+ * The task execution path both pools share ({@link WorkerPool}, {@link TenantWorkerPool}): the
+ * claim of a batch (one statement, {@link Ledger#claimTasks}, timed for {@link
+ * WorkerMetrics#claimed}) and, when needed, how each task came to be claimable ({@link
+ * Ledger#pickups}); the worker threads and the heartbeat scheduler; per task the crash count (a
+ * claim that took over an expired lease is a failed attempt, the handler not run), the handler's
+ * run under heartbeats (a refused one marks the lease lost and interrupts the handler), the failure
+ * recorded with retry, backoff or dead letter ({@link Ledger#fail}), the completion handed to the
+ * {@link Completer}, and the meters; at close, the wait for running handlers and the release of
+ * what is left. What a pool decides itself (which ledger a task is of, its handler, what a retry's
+ * time or a task's end means to its dispatcher) it says through {@link Pool}.
+ */
+final class TaskRunner {
+
+  /** What the runner asks of its pool. */
+  interface Pool {
+
+    /**
+     * The ledger a task is of.
+     *
+     * @param r the task
+     * @return its ledger
+     */
+    Ledger ledger(RunningTask r);
+
+    /**
+     * Runs the pool's handler of a task.
+     *
+     * @param r the task
+     * @param task the task as claimed
+     * @param ctx its context
+     * @return the handler's outcome, null for none
+     * @throws Exception what the handler threw
+     */
+    Outcome handle(RunningTask r, Task task, TaskContext ctx) throws Exception;
+
+    /**
+     * A failure filed a retry, to be admitted at its time.
+     *
+     * @param r the failed task
+     * @param at when the retry may run
+     */
+    void retryFiled(RunningTask r, Instant at);
+
+    /**
+     * A task is no longer held (its outcome recorded, or given up): its thread is free.
+     *
+     * @param r the task
+     */
+    void done(RunningTask r);
+  }
+
+  private final Logger log;
+  private final String label;
+  private final String holder;
+  private final List<String> manifest;
+  private final Label handling;
+  private final Duration lease;
+  private final Duration heartbeatEvery;
+  private final RetryPolicy retry;
+  private final WorkerMetrics metrics;
+  private final Pool pool;
+  private final Set<RunningTask> running = ConcurrentHashMap.newKeySet();
+  private volatile boolean closed;
+  private ThreadPoolExecutor workers;
+  private ScheduledThreadPoolExecutor timers;
+  private Completer completer;
+
+  /**
+   * A runner, not started.
+   *
+   * @param log the pool's logger
+   * @param label how its log lines begin, e.g. {@code ledger worker}
+   * @param settings the pool's settings
+   * @param pool the pool
+   */
+  TaskRunner(Logger log, String label, PoolSettings settings, Pool pool) {
+    this.log = log;
+    this.label = label;
+    this.holder = settings.holder();
+    this.manifest = settings.manifest();
+    this.handling = settings.handling();
+    this.lease = settings.lease();
+    this.heartbeatEvery = settings.lease().dividedBy(3);
+    this.retry = settings.retry();
+    this.metrics = settings.metrics();
+    this.pool = pool;
+  }
+
+  /**
+   * Starts the worker threads ({@code prefix-1} ...), the heartbeat scheduler ({@code
+   * prefix-heartbeat}) and the completer ({@code prefix-complete}).
+   *
+   * @param prefix the threads' name prefix
+   * @param concurrency worker threads
+   * @param queued tasks that may wait for a thread
+   */
+  void start(String prefix, int concurrency, int queued) {
+    AtomicInteger n = new AtomicInteger();
+    workers =
+        new ThreadPoolExecutor(
+            concurrency,
+            concurrency,
+            0,
+            TimeUnit.MILLISECONDS,
+            new LinkedBlockingQueue<>(Math.max(1, queued)),
+            daemon(() -> prefix + "-" + n.incrementAndGet()));
+    ScheduledThreadPoolExecutor timer =
+        new ScheduledThreadPoolExecutor(1, daemon(() -> prefix + "-heartbeat"));
+    // a task's heartbeat is cancelled when it ends, usually long before its first beat: drop it
+    // from the queue then, or a busy pool keeps every finished task's beat until its time
+    timer.setRemoveOnCancelPolicy(true);
+    timers = timer;
+    completer = new Completer(log, label, holder, metrics, pool::ledger, this::finished);
+    completer.start(prefix + "-complete", () -> closed);
+  }
+
+  /**
+   * The heartbeat scheduler, for a pool's own periodic work.
+   *
+   * @return the scheduler
+   */
+  ScheduledExecutorService timers() {
+    return timers;
+  }
+
+  /**
+   * How many tasks are held now (claimed: running, waiting for a thread, or being completed).
+   *
+   * @return the count
+   */
+  int inFlight() {
+    return running.size();
+  }
+
+  /**
+   * Claims up to {@code ask} tasks of a domain in one statement, and reads how they came to be
+   * claimable when that is used (pickup latency wanted, or a task claimed before: is this claim
+   * taking over an expired lease?).
+   *
+   * @param ledger the ledger
+   * @param tenant the tenant, or null
+   * @param domain the domain
+   * @param ask at most this many
+   * @return the claimed tasks, not yet submitted
+   */
+  List<RunningTask> claim(Ledger ledger, String tenant, String domain, int ask) {
+    long t0 = System.nanoTime();
+    // one statement claims, logs the claims and returns the rows: no second read
+    List<ClaimedTask> claimed = ledger.claimTasks(domain, holder, lease, manifest, handling, ask);
+    metrics.claimed(domain, claimed.size(), Duration.ofNanos(System.nanoTime() - t0));
+    if (claimed.isEmpty()) {
+      return List.of();
+    }
+    Map<String, Pickup> pickups =
+        pickups(ledger, domain, claimed.stream().map(ClaimedTask::lease).toList());
+    List<RunningTask> out = new ArrayList<>(claimed.size());
+    for (ClaimedTask c : claimed) {
+      out.add(
+          new RunningTask(tenant, domain, c.lease(), c.task(), pickups.get(c.lease().taskId())));
+    }
+    return out;
+  }
+
+  private Map<String, Pickup> pickups(Ledger ledger, String domain, List<Lease> leases) {
+    boolean reclaimed = leases.stream().anyMatch(l -> l.attempt() > 1);
+    if (!metrics.wantsPickup() && !reclaimed) {
+      return Map.of();
+    }
+    return ledger.pickups(domain, leases.stream().map(Lease::taskId).toList());
+  }
+
+  /**
+   * Hands a claimed task to a worker thread; on a refusal gives it up (released) and throws.
+   *
+   * @param r the task
+   */
+  void submit(RunningTask r) {
+    running.add(r);
+    try {
+      workers.execute(() -> run(r));
+    } catch (RuntimeException e) {
+      finished(r);
+      release(r);
+      throw e;
+    }
+  }
+
+  /** A task is no longer held. */
+  private void finished(RunningTask r) {
+    running.remove(r);
+    pool.done(r);
+  }
+
+  private void run(RunningTask r) {
+    boolean handedOver = false;
+    try {
+      if (!r.begin() || closed) {
+        return;
+      }
+      Task task = r.task != null ? r.task : pool.ledger(r).get(r.claimed.taskId());
+      int attempt = attemptOf(task);
+      int max = task.spec().maxAttempts() > 0 ? task.spec().maxAttempts() : retry.maxAttempts();
+      TaskContext ctx = new TaskContext(task, r.claimed, attempt, max);
+      r.context = ctx;
+      if (r.pickup != null && r.pickup.afterExpiry()) {
+        // the previous holder stopped heartbeating (died or stalled) during this attempt: it
+        // counts as a failed attempt, retried after its backoff or ended as a dead letter
+        String error =
+            "lease expired: "
+                + r.pickup.expiredHolder()
+                + " held the task until "
+                + r.pickup.readyAt()
+                + " without completing or releasing it (the worker died or stalled)";
+        record(r, ctx, Outcome.failed(error), null);
+        return;
+      }
+      if (r.pickup != null && metrics.wantsPickup()) {
+        metrics.pickedUp(r.domain, r.pickup.latency());
+      }
+      r.heartbeat =
+          timers.scheduleAtFixedRate(
+              () -> beat(r),
+              heartbeatEvery.toMillis(),
+              heartbeatEvery.toMillis(),
+              TimeUnit.MILLISECONDS);
+      long t0 = System.nanoTime();
+      Outcome outcome;
+      try {
+        outcome = pool.handle(r, task, ctx);
+        if (outcome == null) {
+          outcome = Outcome.failed("the handler returned no outcome (null)");
+        }
+      } catch (Throwable t) {
+        if (t instanceof Error
+            && !(t instanceof AssertionError)
+            && !(t instanceof StackOverflowError)) {
+          log.error("{} {}: handler of task {} threw", label, holder, task.id(), t);
+        }
+        outcome = Outcome.failed(describe(t));
+      } finally {
+        r.finish();
+        r.heartbeat.cancel(false);
+      }
+      Duration took = Duration.ofNanos(System.nanoTime() - t0);
+      if (ctx.leaseLost()) {
+        metrics.handled(r.domain, "lost", took);
+        return;
+      }
+      if (outcome instanceof Outcome.Done d) {
+        completer.add(r, d.handoff(), took);
+        handedOver = true;
+        return;
+      }
+      record(r, ctx, outcome, took);
+    } catch (LeaseLostException e) {
+      metrics.leaseLost(r.domain);
+      log.warn("{} {}: {}", label, holder, e.getMessage());
+    } catch (RuntimeException e) {
+      log.warn(
+          "{} {}: task {}{} could not be run or recorded; its lease runs out",
+          label,
+          holder,
+          r.claimed.taskId(),
+          r.of(),
+          e);
+    } finally {
+      if (!handedOver) {
+        finished(r);
+      }
+    }
+  }
+
+  private void record(RunningTask r, TaskContext ctx, Outcome outcome, Duration took) {
+    String error = ((Outcome.Failed) outcome).error();
+    FailureRecord f =
+        pool.ledger(r)
+            .fail(
+                ctx.lease(),
+                error.length() > 50_000 ? error.substring(0, 50_000) : error,
+                retry.maxAttempts(),
+                retry.delayAfter(ctx.attempt()));
+    if (took != null) {
+      metrics.handled(r.domain, "failed", took);
+    }
+    metrics.failed(r.domain);
+    if (f.deadLetter()) {
+      metrics.dead(r.domain);
+      log.warn(
+          "{} {}: task {}{} is a dead letter after {} attempts: {}",
+          label,
+          holder,
+          f.taskId(),
+          r.of(),
+          f.attempt(),
+          abbreviate(error));
+    } else {
+      metrics.retried(r.domain);
+      log.debug(
+          "{} {}: task {}{} attempt {} of {} failed; retry {} at {}",
+          label,
+          holder,
+          f.taskId(),
+          r.of(),
+          f.attempt(),
+          f.maxAttempts(),
+          f.retryId(),
+          f.retryAt());
+      pool.retryFiled(r, f.retryAt());
+    }
+  }
+
+  private void beat(RunningTask r) {
+    TaskContext ctx = r.context;
+    if (ctx == null || ctx.leaseLost() || r.finished()) {
+      return;
+    }
+    try {
+      ctx.extended(pool.ledger(r).heartbeat(ctx.lease(), lease));
+    } catch (LeaseLostException e) {
+      if (!r.finished()) {
+        metrics.leaseLost(r.domain);
+        log.warn("{} {}: lease lost while running: {}", label, holder, e.getMessage());
+        r.lose(e);
+      }
+      if (r.heartbeat != null) {
+        r.heartbeat.cancel(false);
+      }
+    } catch (RuntimeException e) {
+      log.warn(
+          "{} {}: heartbeat of task {}{} failed; trying again",
+          label,
+          holder,
+          ctx.task().id(),
+          r.of(),
+          e);
+    }
+  }
+
+  /**
+   * Stops the threads: waits up to {@code timeout} for the running handlers to finish and their
+   * outcomes to be recorded, then interrupts the others and releases their leases. The pool stops
+   * claiming first.
+   *
+   * @param timeout how long to wait for running handlers
+   * @return true when every task ended within the timeout (nothing had to be released)
+   */
+  boolean stop(Duration timeout) {
+    workers.shutdown();
+    long end = System.nanoTime() + timeout.toNanos();
+    boolean clean = await(workers, timeout);
+    // the finished tasks' completions, in the time left (and at least a moment)
+    long drainEnd = Math.max(end, System.nanoTime() + Duration.ofSeconds(5).toNanos());
+    while (completer.busy() && System.nanoTime() < drainEnd) {
+      pause(Duration.ofMillis(5));
+    }
+    if (!clean || !running.isEmpty()) {
+      clean = false;
+      List<RunningTask> left = new ArrayList<>(running);
+      log.warn(
+          "{} {}: {} tasks still running after {}; interrupting them and releasing their leases",
+          label,
+          holder,
+          left.size(),
+          timeout);
+      for (RunningTask r : left) {
+        r.lose(new LeaseLostException(r.lease(), "finish", "released because its pool closed"));
+        release(r);
+      }
+      workers.shutdownNow();
+      await(workers, Duration.ofSeconds(2));
+    }
+    timers.shutdownNow();
+    closed = true;
+    completer.stop(Duration.ofSeconds(5));
+    return clean;
+  }
+
+  private void release(RunningTask r) {
+    try {
+      pool.ledger(r).release(r.lease());
+    } catch (LeaseLostException e) {
+      // it finished (or was lost) meanwhile: nothing of ours is held
+    } catch (RuntimeException e) {
+      log.warn(
+          "{} {}: releasing task {}{} failed; its lease runs out at {}",
+          label,
+          holder,
+          r.claimed.taskId(),
+          r.of(),
+          r.lease().until(),
+          e);
+    }
+  }
+
+  /** Which attempt of its retry chain a task is: {@code n} of {@code attempt:<n>}, else 1. */
+  static int attemptOf(Task task) {
+    String origin = task.spec().origin();
+    String upstream = task.spec().upstreamEvent();
+    if (origin != null
+        && origin.startsWith("retries:")
+        && upstream != null
+        && upstream.startsWith("attempt:")) {
+      try {
+        return Math.max(1, Integer.parseInt(upstream.substring("attempt:".length())));
+      } catch (NumberFormatException e) {
+        return 1;
+      }
+    }
+    return 1;
+  }
+
+  /** A throwable as the error stored: {@code ClassName: message}, with its causes. */
+  static String describe(Throwable t) {
+    StringBuilder b = new StringBuilder();
+    int depth = 0;
+    for (Throwable c = t; c != null && depth < 5; c = c.getCause(), depth++) {
+      if (depth > 0) {
+        b.append("; caused by ");
+      }
+      b.append(c.getClass().getName());
+      if (c.getMessage() != null) {
+        b.append(": ").append(c.getMessage());
+      }
+      if (c.getCause() == c) {
+        break;
+      }
+    }
+    return b.toString();
+  }
+
+  private static String abbreviate(String s) {
+    return s.length() <= 300 ? s : s.substring(0, 300) + "...";
+  }
+
+  /** A factory of daemon threads named by the supplier. */
+  static ThreadFactory daemon(java.util.function.Supplier<String> name) {
+    return task -> {
+      Thread t = new Thread(task, name.get());
+      t.setDaemon(true);
+      return t;
+    };
+  }
+
+  private static boolean await(ExecutorService e, Duration timeout) {
+    try {
+      return e.awaitTermination(Math.max(0, timeout.toMillis()), TimeUnit.MILLISECONDS);
+    } catch (InterruptedException ie) {
+      Thread.currentThread().interrupt();
+      return e.isTerminated();
+    }
+  }
+
+  /** Interrupts a thread and waits up to {@code timeout} for it to end. */
+  static void join(Thread t, Duration timeout) {
+    if (t == null) {
+      return;
+    }
+    t.interrupt();
+    try {
+      t.join(timeout.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /** Sleeps, keeping an interrupt. */
+  static void pause(Duration d) {
+    try {
+      Thread.sleep(d.toMillis());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+}
