@@ -478,7 +478,8 @@ public final class TaskCommands {
       description = {
         "List a domain's dead letters: tasks that failed their last attempt.",
         "Oldest first; each with its attempts and its last error, cut to fit (--json: the",
-        "whole records, the full error in reason). Re-file one with: task refile ID."
+        "whole records, the full error in reason). Re-file one with: task refile ID; a",
+        "re-filed dead letter leaves the list."
       },
       footer = {
         "",

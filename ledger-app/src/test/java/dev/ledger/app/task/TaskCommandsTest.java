@@ -286,6 +286,9 @@ class TaskCommandsTest {
     assertThat(ledger.list("mail", dev.ledger.Status.ADMITTED))
         .extracting(Task::id)
         .containsExactly(again);
+    // a re-filed dead letter leaves the list (its successor is admitted, not dead)
+    assertThat(run("task", "dead-letters", "--domain", "mail").out())
+        .endsWith("0 dead letter(s) in mail" + System.lineSeparator());
 
     Run notDead = run("task", "refile", again, "--json");
     assertThat(notDead.exit()).isEqualTo(ExitCodes.FAILED);
