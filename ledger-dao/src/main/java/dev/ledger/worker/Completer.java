@@ -1,7 +1,9 @@
 package dev.ledger.worker;
 
 import dev.ledger.Completion;
+import dev.ledger.InvalidInputException;
 import dev.ledger.Lease;
+import dev.ledger.LeaseLostException;
 import dev.ledger.Ledger;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -13,6 +15,7 @@ import java.util.Set;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.Function;
@@ -23,9 +26,24 @@ import org.slf4j.Logger;
  * thread of its own, in batches: one {@link Ledger#completeAll} (one transaction) per ledger and
  * domain per batch, so the completions of one pool share a commit while each task still gets its
  * own fenced {@code completed} event. A task whose lease was lost meanwhile is counted lost, its
- * result dropped. Each task is handed back (no longer held) once its batch is done.
+ * result dropped. When a batch fails, each of its tasks is completed on its own, so one bad
+ * completion (a handoff the ledger refuses, recorded as that attempt's failure) does not sink the
+ * others. Each task is handed back (no longer held) once its batch is done.
  */
 final class Completer {
+
+  /** Records a finished task's attempt as failed (its result was refused). */
+  interface Failure {
+
+    /**
+     * Records the failure.
+     *
+     * @param r the task
+     * @param error the attempt's error
+     * @param took how long the handler ran
+     */
+    void record(RunningTask r, String error, Duration took);
+  }
 
   /** A handler that returned {@link Outcome.Done}, waiting for its completion. */
   private record Finished(RunningTask running, String handoff, Duration took) {}
@@ -39,8 +57,15 @@ final class Completer {
   private final WorkerMetrics metrics;
   private final Function<RunningTask, Ledger> ledgers;
   private final Consumer<RunningTask> handBack;
+  private final Failure failure;
   private final BlockingQueue<Finished> finished = new LinkedBlockingQueue<>();
-  private volatile int completing;
+
+  /**
+   * Tasks whose handler returned done and whose completion is not yet written (queued, or in the
+   * batch being completed): a closing pool waits for these and never releases them.
+   */
+  private final AtomicInteger awaiting = new AtomicInteger();
+
   private Thread thread;
 
   Completer(
@@ -49,13 +74,15 @@ final class Completer {
       String holder,
       WorkerMetrics metrics,
       Function<RunningTask, Ledger> ledgers,
-      Consumer<RunningTask> handBack) {
+      Consumer<RunningTask> handBack,
+      Failure failure) {
     this.log = log;
     this.label = label;
     this.holder = holder;
     this.metrics = metrics;
     this.ledgers = ledgers;
     this.handBack = handBack;
+    this.failure = failure;
   }
 
   /**
@@ -78,12 +105,13 @@ final class Completer {
    * @param took how long the handler ran
    */
   void add(RunningTask r, String handoff, Duration took) {
+    awaiting.incrementAndGet();
     finished.add(new Finished(r, handoff, took));
   }
 
-  /** Whether completions wait or are being made. */
+  /** Whether completions wait or are being written. */
   boolean busy() {
-    return !finished.isEmpty() || completing > 0;
+    return awaiting.get() > 0;
   }
 
   /** Interrupts the thread (it completes what waits, then ends) and waits up to the timeout. */
@@ -112,14 +140,12 @@ final class Completer {
       batch.clear();
       batch.add(first);
       finished.drainTo(batch, 255);
-      completing = batch.size();
       Map<Group, List<Finished>> groups = new LinkedHashMap<>();
       for (Finished f : batch) {
         RunningTask r = f.running();
         groups.computeIfAbsent(new Group(r.tenant, r.domain), g -> new ArrayList<>()).add(f);
       }
       groups.values().forEach(this::completeGroup);
-      completing = 0;
     }
   }
 
@@ -151,16 +177,61 @@ final class Completer {
         }
       }
     } catch (RuntimeException ex) {
-      log.warn(
-          "{} {}: completing {} tasks of {}{} failed; their leases run out",
+      // one bad completion (a handoff over the limit, say) must not sink the batch's others:
+      // each is completed on its own, and a refused one is recorded as its failed attempt
+      log.debug(
+          "{} {}: completing {} tasks of {}{} together failed; one by one",
           label,
           holder,
           fs.size(),
           domain,
           one.of(),
           ex);
+      fs.forEach(this::completeAlone);
     } finally {
       fs.forEach(f -> handBack.accept(f.running()));
+      awaiting.addAndGet(-fs.size());
+    }
+  }
+
+  /**
+   * Completes one finished task in a transaction of its own, after its batch failed: a handoff the
+   * ledger refuses ({@link InvalidInputException}) becomes the attempt's error, retried or ended as
+   * a dead letter like a handler's failure; a lost lease is counted; anything else leaves the lease
+   * to run out (a database that is down refuses the failure record too).
+   */
+  private void completeAlone(Finished f) {
+    RunningTask r = f.running();
+    try {
+      ledgers.apply(r).complete(r.lease(), f.handoff());
+      metrics.handled(r.domain, "completed", f.took());
+      metrics.completed(r.domain);
+    } catch (LeaseLostException e) {
+      metrics.handled(r.domain, "lost", f.took());
+      metrics.leaseLost(r.domain);
+      log.warn("{} {}: {}", label, holder, e.getMessage());
+    } catch (InvalidInputException e) {
+      try {
+        failure.record(r, "its result was refused: " + e.getMessage(), f.took());
+      } catch (RuntimeException again) {
+        log.warn(
+            "{} {}: task {}{}'s result was refused ({}) and its failure could not be recorded;"
+                + " its lease runs out",
+            label,
+            holder,
+            r.claimed.taskId(),
+            r.of(),
+            e.getMessage(),
+            again);
+      }
+    } catch (RuntimeException e) {
+      log.warn(
+          "{} {}: completing task {}{} failed; its lease runs out",
+          label,
+          holder,
+          r.claimed.taskId(),
+          r.of(),
+          e);
     }
   }
 }

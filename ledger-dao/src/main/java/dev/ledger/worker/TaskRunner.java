@@ -75,6 +75,14 @@ final class TaskRunner {
      * @param r the task
      */
     void done(RunningTask r);
+
+    /**
+     * Whether the pool still starts handlers: false once its close began, when a task that waited
+     * for a thread is given back instead.
+     *
+     * @return true while the pool runs
+     */
+    boolean accepting();
   }
 
   private final Logger log;
@@ -138,7 +146,15 @@ final class TaskRunner {
     // from the queue then, or a busy pool keeps every finished task's beat until its time
     timer.setRemoveOnCancelPolicy(true);
     timers = timer;
-    completer = new Completer(log, label, holder, metrics, pool::ledger, this::finished);
+    completer =
+        new Completer(
+            log,
+            label,
+            holder,
+            metrics,
+            pool::ledger,
+            this::finished,
+            (r, error, took) -> record(r, r.context, Outcome.failed(error), took));
     completer.start(prefix + "-complete", () -> closed);
   }
 
@@ -222,7 +238,16 @@ final class TaskRunner {
   private void run(RunningTask r) {
     boolean handedOver = false;
     try {
-      if (!r.begin() || closed) {
+      if (!pool.accepting()) {
+        // prefetched, not started, and the pool is stopping: give it back now instead of
+        // starting work that close() would only wait for (or interrupt)
+        if (r.begin()) {
+          r.finish();
+          release(r);
+        }
+        return;
+      }
+      if (!r.begin()) {
         return;
       }
       Task task = r.task != null ? r.task : pool.ledger(r).get(r.claimed.taskId());
@@ -365,9 +390,11 @@ final class TaskRunner {
   }
 
   /**
-   * Stops the threads: waits up to {@code timeout} for the running handlers to finish and their
-   * outcomes to be recorded, then interrupts the others and releases their leases. The pool stops
-   * claiming first.
+   * Stops the threads: the tasks that wait for a thread are given back (the pool no longer {@link
+   * Pool#accepting accepts}); waits up to {@code timeout} for the running handlers to finish and
+   * their outcomes to be recorded (and at least 5 s for the completions of those that finished),
+   * then interrupts the others, releases their leases and gives their threads 200 ms. The pool
+   * stops claiming first.
    *
    * @param timeout how long to wait for running handlers
    * @return true when every task ended within the timeout (nothing had to be released)
@@ -381,9 +408,15 @@ final class TaskRunner {
     while (completer.busy() && System.nanoTime() < drainEnd) {
       pause(Duration.ofMillis(5));
     }
-    if (!clean || !running.isEmpty()) {
+    // the handlers still running (a finished one awaiting its completion is the completer's)
+    List<RunningTask> left = new ArrayList<>();
+    for (RunningTask r : running) {
+      if (!r.finished()) {
+        left.add(r);
+      }
+    }
+    if (!clean || !left.isEmpty()) {
       clean = false;
-      List<RunningTask> left = new ArrayList<>(running);
       log.warn(
           "{} {}: {} tasks still running after {}; interrupting them and releasing their leases",
           label,
@@ -395,7 +428,8 @@ final class TaskRunner {
         release(r);
       }
       workers.shutdownNow();
-      await(workers, Duration.ofSeconds(2));
+      // their leases are released: a short grace for the interrupted threads, not a second wait
+      await(workers, Duration.ofMillis(200));
     }
     timers.shutdownNow();
     closed = true;

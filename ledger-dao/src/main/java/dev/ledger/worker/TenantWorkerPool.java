@@ -132,6 +132,11 @@ public final class TenantWorkerPool implements AutoCloseable {
     }
 
     @Override
+    public boolean accepting() {
+      return !stopping;
+    }
+
+    @Override
     public void done(RunningTask r) {
       synchronized (signal) {
         Slot s = slots.get(r.tenant);
@@ -457,12 +462,14 @@ public final class TenantWorkerPool implements AutoCloseable {
   }
 
   /**
-   * Stops claiming, waits up to {@code timeout} for the running handlers to finish and record their
-   * outcomes, then interrupts the rest and releases their leases. Idempotent. Does not close the
+   * Stops claiming, gives back the claimed tasks no handler has started, waits up to {@code
+   * timeout} for the running handlers to finish and record their outcomes (and at least 5 s for the
+   * completions of those that finished), then interrupts the rest and releases their leases,
+   * returning about 200 ms after the timeout at the latest. Idempotent. Does not close the
    * directory.
    *
    * @param timeout how long to wait for running handlers
-   * @return true when every handler finished in time
+   * @return true when every started handler finished in time
    */
   public boolean close(Duration timeout) {
     synchronized (this) {

@@ -151,6 +151,11 @@ public final class WorkerPool implements AutoCloseable {
       }
     }
 
+    @Override
+    public boolean accepting() {
+      return life == State.RUNNING;
+    }
+
     /** Frees the task's permit and wakes the claimer if work waits. */
     @Override
     public void done(RunningTask r) {
@@ -448,13 +453,16 @@ public final class WorkerPool implements AutoCloseable {
   }
 
   /**
-   * Stops claiming, waits up to {@code timeout} for the running handlers to finish and record their
-   * outcomes, then interrupts the others and releases their leases. Returns once every thread of
-   * the pool has stopped or been given up on (a handler that ignores interrupts is left running,
-   * its result refused). Calling it again does nothing.
+   * Stops claiming, releases the prefetched tasks no handler has started, waits up to {@code
+   * timeout} for the running handlers to finish and record their outcomes (and at least 5 s for the
+   * completions of those that finished), then interrupts the others and releases their leases.
+   * Returns about 200 ms after the timeout at the latest when handlers had to be interrupted (a
+   * handler that ignores interrupts is left running, its result refused). Calling it again does
+   * nothing.
    *
    * @param timeout how long to wait for running handlers; zero to release at once
-   * @return true when every task ended within the timeout (nothing had to be released)
+   * @return true when every started handler ended within the timeout (no running task had to be
+   *     released)
    */
   public boolean close(Duration timeout) {
     synchronized (this) {
