@@ -37,11 +37,28 @@ public final class Json {
    * @return pretty-printed JSON
    */
   public static String document(String command, int exitCode, boolean ok, Object report) {
+    return document(command, exitCode, ok, report, Map.of());
+  }
+
+  /**
+   * A command's JSON document with fields of its own after the report, e.g. {@code migrate
+   * --provision}'s {@code provisioned}.
+   *
+   * @param command e.g. {@code migrate}
+   * @param exitCode the exit code the command returns
+   * @param ok whether the run succeeded
+   * @param report the report object
+   * @param extra the further fields, in order; empty for none
+   * @return the JSON text
+   */
+  public static String document(
+      String command, int exitCode, boolean ok, Object report, Map<String, Object> extra) {
     Map<String, Object> doc = new LinkedHashMap<>();
     doc.put("command", command);
     doc.put("exitCode", exitCode);
     doc.put("ok", ok);
     doc.put("report", report);
+    doc.putAll(extra);
     return write(doc);
   }
 

@@ -19,6 +19,8 @@ import picocli.CommandLine.Command;
       TaskCommands.Rescore.class,
       TaskCommands.Post.class,
       TaskCommands.Show.class,
-      TaskCommands.ListTasks.class
+      TaskCommands.ListTasks.class,
+      TaskCommands.DeadLetters.class,
+      TaskCommands.Refile.class
     })
 public final class TaskCommand {}

@@ -5,7 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ledger.DomainInfo;
+import dev.ledger.Label;
+import dev.ledger.Lease;
 import dev.ledger.Ledger;
+import dev.ledger.Task;
+import dev.ledger.TaskSpec;
 import dev.ledger.app.ExitCodes;
 import dev.ledger.app.Main;
 import dev.ledger.migrate.Dsn;
@@ -15,6 +19,7 @@ import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -211,6 +216,88 @@ class TaskCommandsTest {
   }
 
   @Test
+  void dead_letters_lists_each_with_attempts_and_last_error_and_refile_files_it_again_once()
+      throws Exception {
+    Ledger ledger = Ledger.open(PG.dataSource());
+    String id = ledger.file(TaskSpec.builder("mail", "Send the report").maxAttempts(2).build());
+    ledger.admit(id);
+    Lease first =
+        ledger
+            .claimNext("mail", "w1", Duration.ofMinutes(1), List.of(), Label.PUBLIC)
+            .orElseThrow();
+    String retry = ledger.fail(first, "exit 3: smtp refused", 2, Duration.ZERO).retryId();
+    assertThat(ledger.admitDue("mail", 10)).containsExactly(retry);
+    Lease second =
+        ledger
+            .claimNext("mail", "w1", Duration.ofMinutes(1), List.of(), Label.PUBLIC)
+            .orElseThrow();
+    assertThat(second.taskId()).isEqualTo(retry);
+    String error = "exit 3: smtp refused by mx1.example.org\nafter three tries";
+    assertThat(ledger.fail(second, error, 2, Duration.ZERO).deadLetter()).isTrue();
+
+    Run text = run("task", "dead-letters", "--domain", "mail");
+    assertThat(text.exit()).isZero();
+    assertThat(text.out())
+        .isEqualTo(
+            String.format("%-26s %-5s %-20s %s%n", "ID", "ATT", "TITLE", "LAST ERROR")
+                + String.format(
+                    "%-26s %-5s %-20s %s%n",
+                    retry, "2/2", "Send the report", "exit 3: smtp refused by m…")
+                + "1 dead letter(s) in mail"
+                + System.lineSeparator());
+    assertThat(text.out().lines()).allSatisfy(l -> assertThat(l.length()).isLessThanOrEqualTo(80));
+
+    Run json = run("task", "dead-letters", "--domain", "mail", "--json");
+    assertThat(json.exit()).isZero();
+    assertThat(json.out().strip()).doesNotContain("\n");
+    assertThat(json.json().get("domain").asText()).isEqualTo("mail");
+    assertThat(json.json().get("dead_letters")).hasSize(1);
+    JsonNode dead = json.json().get("dead_letters").get(0);
+    assertThat(dead.get("id").asText()).isEqualTo(retry);
+    assertThat(dead.get("status").asText()).isEqualTo("invalidated");
+    assertThat(dead.get("title").asText()).isEqualTo("Send the report");
+    assertThat(dead.get("attempt").asInt()).isEqualTo(2);
+    assertThat(dead.get("max_attempts").asInt()).isEqualTo(2);
+    assertThat(dead.get("last_error").asText()).isEqualTo(error);
+    assertThat(dead.get("reason").asText())
+        .startsWith("dead letter: attempt 2 of 2 failed at ")
+        .endsWith(": " + error);
+
+    Run none = run("task", "dead-letters", "--domain", "nowhere", "--json");
+    assertThat(none.exit()).isZero();
+    assertThat(none.out())
+        .isEqualTo("{\"domain\":\"nowhere\",\"dead_letters\":[]}" + System.lineSeparator());
+
+    Run refiled = run("task", "refile", retry);
+    assertThat(refiled.exit()).as(refiled.err()).isZero();
+    String again = refiled.out().strip();
+    assertThat(again).startsWith("t").isNotEqualTo(retry).isNotEqualTo(id);
+    assertThat(refiled.out()).isEqualTo(again + System.lineSeparator());
+    Task refiledTask = ledger.get(again);
+    assertThat(refiledTask.status()).isEqualTo(dev.ledger.Status.ADMITTED);
+    assertThat(refiledTask.spec().title()).isEqualTo("Send the report");
+    assertThat(refiledTask.spec().upstreamEvent()).isEqualTo("refiled:" + retry);
+
+    Run twice = run("task", "refile", retry, "--json");
+    assertThat(twice.exit()).isZero();
+    assertThat(twice.out())
+        .isEqualTo(
+            "{\"id\":\"" + again + "\",\"refiled\":\"" + retry + "\"}" + System.lineSeparator());
+    assertThat(ledger.list("mail", dev.ledger.Status.ADMITTED))
+        .extracting(Task::id)
+        .containsExactly(again);
+
+    Run notDead = run("task", "refile", again, "--json");
+    assertThat(notDead.exit()).isEqualTo(ExitCodes.FAILED);
+    assertThat(notDead.err()).hasLineCount(1).contains("only a dead letter can be re-filed");
+    assertThat(notDead.json().get("exitCode").asInt()).isEqualTo(ExitCodes.FAILED);
+    assertThat(notDead.json().get("command").asText()).isEqualTo("ledger-app task refile");
+    Run unknown = run("task", "refile", "t-none");
+    assertThat(unknown.exit()).isEqualTo(ExitCodes.FAILED);
+    assertThat(unknown.err()).isEqualTo("error: no task with id 't-none'" + System.lineSeparator());
+  }
+
+  @Test
   void bad_input_is_one_line_with_a_usage_exit_code() {
     Run empty = run("task", "file", "--domain", "x", "--title", "");
     assertThat(empty.exit()).isEqualTo(ExitCodes.USAGE);
@@ -239,6 +326,8 @@ class TaskCommandsTest {
             new String[] {"task", "claim"},
             new String[] {"task", "complete"},
             new String[] {"task", "show"},
+            new String[] {"task", "dead-letters"},
+            new String[] {"task", "refile"},
             new String[] {"domains"},
             new String[] {"promote"},
             new String[] {"scrub"},
