@@ -369,17 +369,14 @@ public final class TaskCommands {
       if (!t.spec().body().isEmpty()) {
         out.println("body      " + Output.fit(t.spec().body(), w));
       }
-      String status = t.status().wire();
       if (t.status() == Status.CLAIMED) {
-        status +=
-            " by "
-                + t.holder()
-                + " until "
-                + Output.time(t.leaseUntil())
-                + ", attempt "
-                + t.attempts();
+        // one fact a line, so a long holder does not cut the lease's end or the attempt
+        out.println("status    claimed (attempt " + t.attempts() + ")");
+        out.println("holder    " + Output.fit(t.holder(), w));
+        out.println("until     " + Output.time(t.leaseUntil()));
+      } else {
+        out.println("status    " + t.status().wire());
       }
-      out.println("status    " + Output.fit(status, w));
       out.println(
           "priority  " + t.spec().priority() + "   label " + t.spec().classification().wire());
       out.println("requires  " + Output.fit(join(t.spec().requirements()), w));
@@ -481,7 +478,8 @@ public final class TaskCommands {
       description = {
         "List a domain's dead letters: tasks that failed their last attempt.",
         "Oldest first; each with its attempts and its last error, cut to fit (--json: the",
-        "whole records, the full error in reason). Re-file one with: task refile ID."
+        "whole records, the full error in reason). Re-file one with: task refile ID; a",
+        "re-filed dead letter leaves the list."
       },
       footer = {
         "",

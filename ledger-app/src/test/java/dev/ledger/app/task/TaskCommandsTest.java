@@ -286,6 +286,9 @@ class TaskCommandsTest {
     assertThat(ledger.list("mail", dev.ledger.Status.ADMITTED))
         .extracting(Task::id)
         .containsExactly(again);
+    // a re-filed dead letter leaves the list (its successor is admitted, not dead)
+    assertThat(run("task", "dead-letters", "--domain", "mail").out())
+        .endsWith("0 dead letter(s) in mail" + System.lineSeparator());
 
     Run notDead = run("task", "refile", again, "--json");
     assertThat(notDead.exit()).isEqualTo(ExitCodes.FAILED);
@@ -295,6 +298,56 @@ class TaskCommandsTest {
     Run unknown = run("task", "refile", "t-none");
     assertThat(unknown.exit()).isEqualTo(ExitCodes.FAILED);
     assertThat(unknown.err()).isEqualTo("error: no task with id 't-none'" + System.lineSeparator());
+  }
+
+  @Test
+  void show_of_a_claimed_task_puts_holder_and_lease_end_on_lines_of_their_own_uncut()
+      throws Exception {
+    String id = run("task", "file", "--domain", "show", "--title", "t").out().strip();
+    run("task", "admit", id);
+    String holder = "worker-on-ip-10-0-0-17.eu-west-1.compute.internal-pid-4242-a1b2c3";
+    Run claimed = run("task", "claim", "--domain", "show", "--holder", holder, "--json");
+    String until = claimed.json().get("until").asText();
+    Run shown = run("task", "show", id);
+    assertThat(shown.exit()).isZero();
+    assertThat(shown.out().lines())
+        .containsSubsequence(
+            "status    claimed (attempt 1)", "holder    " + holder, "until     " + until);
+    assertThat(shown.out()).doesNotContain("…");
+    assertThat(shown.out().lines()).allSatisfy(l -> assertThat(l.length()).isLessThanOrEqualTo(80));
+  }
+
+  @Test
+  void domains_pads_names_by_display_width_so_cjk_and_emoji_names_line_up() {
+    for (String domain : List.of("支払い", "📧mail", "ops")) {
+      assertThat(run("task", "file", "--domain", domain, "--title", "t").exit()).isZero();
+    }
+    String v = dev.ledger.schema.LedgerMigrations.DOMAIN_VERSION;
+    String counts = String.format(" %-3s %6d %6d %6d %6d %6d", v, 1, 0, 0, 0, 0);
+    Run text = run("domains");
+    assertThat(text.out().lines())
+        .contains(
+            "支払い" + " ".repeat(22 - 6) + counts,
+            "📧mail" + " ".repeat(22 - 6) + counts,
+            "ops" + " ".repeat(22 - 3) + counts);
+    assertThat(dev.ledger.app.Output.width("支払い📧mail")).isEqualTo(12);
+    assertThat(dev.ledger.app.Output.fit("支払い支払い支払い支払い", 9)).isEqualTo("支払い支…");
+  }
+
+  @Test
+  void work_names_the_option_whose_value_the_pool_refuses() {
+    Run poll = run("work", "--domain", "w", "--command", "true", "--poll", "0s");
+    assertThat(poll.exit()).isEqualTo(ExitCodes.USAGE);
+    assertThat(poll.err())
+        .isEqualTo(
+            "error: --poll: must be 10 ms to 1 hour (see 'ledger-app work --help')"
+                + System.lineSeparator());
+    Run lease = run("work", "--domain", "w", "--command", "true", "--lease", "100ms");
+    assertThat(lease.exit()).isEqualTo(ExitCodes.USAGE);
+    assertThat(lease.err())
+        .isEqualTo(
+            "error: --lease: must be at least 300 ms, was PT0.1S (see 'ledger-app work --help')"
+                + System.lineSeparator());
   }
 
   @Test
@@ -391,6 +444,25 @@ class TaskCommandsTest {
     assertThat(out.toString())
         .contains("filed and admitted 36 tasks")
         .contains("completed 12, still admitted 0")
-        .contains("projection identical to the live one");
+        .contains("projection identical to the live one")
+        .endsWith(
+            "==> done; the tour in docs/cli.md runs the same steps one command at a time"
+                + System.lineSeparator());
+  }
+
+  @Test
+  void demo_with_json_prints_one_document_with_its_lines() throws Exception {
+    Run demo = run("demo", "--json");
+    assertThat(demo.exit()).isZero();
+    assertThat(demo.out().lines()).hasSize(1);
+    JsonNode doc = demo.json();
+    assertThat(doc.get("ok").asBoolean()).isTrue();
+    assertThat(doc.get("exitCode").asInt()).isZero();
+    List<String> lines = new ArrayList<>();
+    doc.get("lines").forEach(l -> lines.add(l.asText()));
+    assertThat(lines.get(0)).startsWith("==> running in new domains (suffix -");
+    assertThat(lines).contains("  filed and admitted 36 tasks");
+    assertThat(lines.get(lines.size() - 1))
+        .isEqualTo("==> done; the tour in docs/cli.md runs the same steps one command at a time");
   }
 }
