@@ -54,6 +54,9 @@ class WorkerCrashTest {
     try (WorkerProcess a = start("w-a", url);
         WorkerProcess b = start("w-b", url)) {
       awaitCompleted(ledger, 400, Duration.ofMinutes(2), a, b);
+      // the kill must find w-b working: on a loaded machine its JVM can start after w-a has
+      // completed the 400 alone, and a worker killed before its first claim held nothing
+      awaitStarted(dir.resolve("w-b.log"), Duration.ofMinutes(2), b);
       assertThat(b.kill()).isEqualTo(137);
       try (WorkerProcess b2 = start("w-b2", url)) {
         awaitCompleted(ledger, TASKS, Duration.ofMinutes(3), a, b2);
@@ -148,6 +151,21 @@ class WorkerCrashTest {
         "4",
         "1500",
         dir.resolve(holder + ".log").toString());
+  }
+
+  /** Waits until a worker's handler has started a task (its log has a line). */
+  private static void awaitStarted(Path log, Duration timeout, WorkerProcess worker)
+      throws Exception {
+    long end = System.nanoTime() + timeout.toNanos();
+    while (!Files.exists(log) || Files.size(log) == 0) {
+      if (!worker.process().isAlive()) {
+        throw new AssertionError("a worker died: " + worker.describe());
+      }
+      if (System.nanoTime() > end) {
+        throw new AssertionError("no task started by " + log + " after " + timeout);
+      }
+      Thread.sleep(25);
+    }
   }
 
   private static void awaitCompleted(
