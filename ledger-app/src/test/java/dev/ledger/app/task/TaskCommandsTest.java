@@ -180,6 +180,9 @@ class TaskCommandsTest {
     assertThat(ops.get("tasks").get("invalidated").asLong()).isEqualTo(1);
     Run text = run("domains");
     assertThat(text.out()).contains("ops").contains("schema ledger_ops_");
+    // --json before the subcommand is the subcommand's own
+    assertThat(run("--json", "domains").out()).isEqualTo(domains.out());
+    assertThat(run("task", "--json", "list", "--domain", "ops").json().get("tasks")).hasSize(2);
   }
 
   @Test
