@@ -19,8 +19,11 @@ public record Lease(String taskId, String holder, long attempt, Instant until) {
   private static final String VERSION = "l1";
 
   /**
-   * An opaque, URL-safe text form of the lease, for a worker to keep between processes (the CLI
-   * prints it). {@link #parse(String)} reads it back; {@code until} is not part of it.
+   * A URL-safe text form of the lease, for a worker to keep between processes (the CLI prints it).
+   * {@link #parse(String)} reads it back; {@code until} is not part of it. Opaque to callers, but
+   * not a secret: it encodes the task id, the attempt and the holder, which is all a fenced write
+   * checks, as in the reference stack (fencing orders writers; it does not authenticate them: a
+   * role that may write to the ledger's tables may change any task).
    *
    * @return the token
    */

@@ -111,7 +111,10 @@ public final class Ledger extends LedgerOperations {
    * @param domain the domain
    * @return the schema name, unquoted
    * @throws InvalidInputException naming {@code domain}
-   * @throws SchemaVersionException when runtime DDL is off in this ledger's configuration
+   * @throws SchemaVersionException when the schema is missing (or behind) and runtime DDL is off in
+   *     this ledger's configuration: such a ledger runs no DDL, its {@code provision} included
+   *     (provision with {@code ledger-app migrate --provision}, or from a ledger opened with
+   *     runtime DDL on, the default)
    */
   public String provision(String domain) {
     Validation.domain(domain);

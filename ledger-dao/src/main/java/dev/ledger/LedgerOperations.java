@@ -704,8 +704,11 @@ public abstract class LedgerOperations {
   }
 
   /**
-   * A domain's dead letters (tasks invalidated after their last attempt), oldest first; each keeps
-   * its last error in {@link Task#reason()}.
+   * A domain's dead letters (tasks invalidated after their last attempt) that are not re-filed yet,
+   * oldest first; each keeps its last error in {@link Task#reason()}. Once {@link #refile} files a
+   * dead letter again it leaves this list (its successor may come back as a dead letter of its
+   * own); {@code get} still reads it, and its successor is found by origin {@code retries:<root>}
+   * and upstream event {@code refiled:<id>}.
    *
    * @param domain the domain
    * @return the tasks; empty when none or the domain is unknown

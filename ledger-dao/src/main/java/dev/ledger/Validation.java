@@ -53,14 +53,16 @@ public final class Validation {
     } catch (IllegalArgumentException e) {
       throw new InvalidInputException("domain", e.getMessage().replaceFirst("^domain: ", ""));
     }
-    if (domain.isBlank()) {
-      throw new InvalidInputException("domain", "must not be only whitespace");
+    if (blank(domain)) {
+      throw new InvalidInputException(
+          "domain", "must not be only whitespace or invisible characters");
     }
   }
 
   /**
-   * Checks a required text: present, non-empty, not only whitespace, within {@code max} characters,
-   * no U+0000.
+   * Checks a required text: present, non-empty, not only whitespace or invisible characters (spaces
+   * of any kind, such as U+00A0, and format characters, such as the zero-width U+200B), within
+   * {@code max} characters, no U+0000, no unpaired surrogate.
    *
    * @param field the field name
    * @param value the value
@@ -71,14 +73,27 @@ public final class Validation {
     if (value == null || value.isEmpty()) {
       throw new InvalidInputException(field, "must not be empty");
     }
-    if (value.isBlank()) {
-      throw new InvalidInputException(field, "must not be only whitespace");
+    if (blank(value)) {
+      throw new InvalidInputException(field, "must not be only whitespace or invisible characters");
     }
     text(field, value, max);
   }
 
+  /** Whether every code point is whitespace, a space separator, a control or a format character. */
+  private static boolean blank(String value) {
+    return value
+        .codePoints()
+        .allMatch(
+            cp ->
+                Character.isWhitespace(cp)
+                    || Character.isSpaceChar(cp)
+                    || Character.getType(cp) == Character.FORMAT
+                    || Character.getType(cp) == Character.CONTROL);
+  }
+
   /**
-   * Checks an optional text: null, or within {@code max} characters with no U+0000.
+   * Checks an optional text: null, or within {@code max} characters with no U+0000 and no unpaired
+   * surrogate (which PostgreSQL's UTF-8 text cannot hold: the driver would store {@code ?}).
    *
    * @param field the field name
    * @param value the value, may be null
@@ -92,8 +107,26 @@ public final class Validation {
     if (value.codePointCount(0, value.length()) > max) {
       throw new InvalidInputException(field, "longer than " + max + " characters");
     }
-    if (value.indexOf('\0') >= 0) {
-      throw new InvalidInputException(field, "must not contain U+0000 (NUL)");
+    for (int i = 0, n = value.length(); i < n; i++) {
+      char c = value.charAt(i);
+      if (c == '\0') {
+        throw new InvalidInputException(field, "must not contain U+0000 (NUL)");
+      }
+      if (Character.isSurrogate(c)) {
+        if (Character.isHighSurrogate(c)
+            && i + 1 < n
+            && Character.isLowSurrogate(value.charAt(i + 1))) {
+          i++;
+        } else {
+          throw new InvalidInputException(
+              field,
+              String.format(
+                  java.util.Locale.ROOT,
+                  "is not valid Unicode: an unpaired surrogate U+%04X at index %d",
+                  (int) c,
+                  i));
+        }
+      }
     }
   }
 
@@ -189,7 +222,10 @@ public final class Validation {
    * @throws InvalidInputException when null, zero or negative, or over {@link #MAX_LEASE}
    */
   public static void leaseDuration(String field, Duration duration) {
-    if (duration == null || duration.isZero() || duration.isNegative()) {
+    if (duration == null) {
+      throw new InvalidInputException(field, "must not be null");
+    }
+    if (duration.isZero() || duration.isNegative()) {
       throw new InvalidInputException(field, "must be longer than zero");
     }
     if (duration.compareTo(MAX_LEASE) > 0) {

@@ -65,13 +65,17 @@ class DeadLetterDependentsTest {
         .hasMessageContaining("re-file " + root + " first");
 
     String root2 = ledger.refile(root);
+    // a re-filed dead letter leaves the list; the others stay until re-filed
+    assertThat(ledger.deadLetters("dl-build")).extracting(Task::id).containsExactly(deploy);
     String deploy2 = ledger.refile(deploy);
+    assertThat(ledger.deadLetters("dl-build")).isEmpty();
     String announce2 = ledger.refile(announce);
     assertThat(ledger.refile(deploy)).isEqualTo(deploy2);
     assertThat(ledger.get(deploy2).spec().dependsOn()).containsExactly(root2);
     assertThat(ledger.get(announce2).spec().dependsOn()).containsExactly(deploy2);
     assertThat(ledger.get(deploy2).spec().origin()).isEqualTo("retries:" + deploy);
     assertThat(ledger.get(deploy2).spec().upstreamEvent()).isEqualTo("refiled:" + deploy);
+    assertThat(ledger.deadLetters("dl-mail")).isEmpty();
 
     // the chain runs in order once the cause is fixed
     assertThat(claim(ledger, "dl-mail", "announce")).isEmpty();

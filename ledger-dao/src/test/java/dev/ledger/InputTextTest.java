@@ -31,7 +31,7 @@ class InputTextTest {
   void a_whitespace_only_title_is_refused_naming_the_field_and_nothing_is_written() {
     assertThatThrownBy(() -> ledger.file(TaskSpec.builder("blank", " \t\n ").build()))
         .isInstanceOf(InvalidInputException.class)
-        .hasMessage("title: must not be only whitespace");
+        .hasMessage("title: must not be only whitespace or invisible characters");
     assertThat(ledger.domains()).doesNotContain("blank");
   }
 
@@ -39,11 +39,49 @@ class InputTextTest {
   void a_whitespace_only_domain_is_refused_naming_the_field_and_nothing_is_written() {
     assertThatThrownBy(() -> ledger.file(TaskSpec.builder("   ", "Title").build()))
         .isInstanceOf(InvalidInputException.class)
-        .hasMessage("domain: must not be only whitespace");
+        .hasMessage("domain: must not be only whitespace or invisible characters");
     assertThatThrownBy(() -> ledger.provision("\u2003"))
         .isInstanceOf(InvalidInputException.class)
-        .hasMessage("domain: must not be only whitespace");
+        .hasMessage("domain: must not be only whitespace or invisible characters");
     assertThat(ledger.domains()).doesNotContain("   ", "\u2003");
+  }
+
+  @Test
+  void a_title_of_invisible_characters_is_refused_and_one_with_a_word_among_them_is_kept() {
+    for (String invisible : List.of("\u200B", "\u00A0\u00A0", "\u200B \uFEFF", "\u2060\t")) {
+      assertThatThrownBy(() -> ledger.file(TaskSpec.builder("invisible", invisible).build()))
+          .as(invisible.codePoints().mapToObj(Integer::toHexString).toList().toString())
+          .isInstanceOf(InvalidInputException.class)
+          .hasMessage("title: must not be only whitespace or invisible characters");
+    }
+    assertThat(ledger.domains()).doesNotContain("invisible");
+    String id = ledger.file(TaskSpec.builder("invisible", "\u200Bword\u00A0").build());
+    assertThat(ledger.get(id).spec().title()).isEqualTo("\u200Bword\u00A0");
+  }
+
+  @Test
+  void an_unpaired_surrogate_is_refused_naming_the_field_and_a_paired_one_is_kept() {
+    assertThatThrownBy(() -> ledger.file(TaskSpec.builder("surrogates", "a\uD800b").build()))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessage("title: is not valid Unicode: an unpaired surrogate U+D800 at index 1");
+    assertThatThrownBy(
+            () -> ledger.file(TaskSpec.builder("surrogates", "ok").body("tail \uDC00").build()))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessage("body: is not valid Unicode: an unpaired surrogate U+DC00 at index 5");
+    assertThatThrownBy(() -> ledger.file(TaskSpec.builder("surrogates", "end \uD83D").build()))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessage("title: is not valid Unicode: an unpaired surrogate U+D83D at index 4");
+    assertThat(ledger.domains()).doesNotContain("surrogates");
+    String id = ledger.file(TaskSpec.builder("surrogates", "emoji \uD83D\uDE00").build());
+    assertThat(ledger.get(id).spec().title()).isEqualTo("emoji \uD83D\uDE00");
+  }
+
+  @Test
+  void a_null_lease_duration_says_so() {
+    ledger.fileAndAdmit(TaskSpec.builder("null-lease", "t").build());
+    assertThatThrownBy(() -> ledger.claimNext("null-lease", "w", null, List.of(), Label.PUBLIC))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessage("lease: must not be null");
   }
 
   @Test
@@ -51,7 +89,7 @@ class InputTextTest {
     assertThatThrownBy(
             () -> ledger.file(TaskSpec.builder("names", "T").requirements(List.of(" ")).build()))
         .isInstanceOf(InvalidInputException.class)
-        .hasMessage("requirements: must not be only whitespace");
+        .hasMessage("requirements: must not be only whitespace or invisible characters");
     String id = ledger.file(TaskSpec.builder("names", "  padded  ").build());
     assertThat(ledger.get(id).spec().title()).isEqualTo("  padded  ");
   }

@@ -254,8 +254,14 @@ class ProvisioningRaceTest {
               assertThat(e.expected()).isEqualTo(LedgerMigrations.DOMAIN_VERSION);
             })
         .hasMessageContaining("domain '" + domain + "' has no schema")
-        .hasMessageContaining("runtime DDL is off")
-        .hasMessageContaining("run `ledger-app migrate");
+        .hasMessageContaining("this ledger was opened with runtimeDdl(false)")
+        .hasMessageContaining("run `ledger-app migrate --provision '" + domain + "'`");
+    // its own provision runs no DDL either, and says so without sending the caller to itself
+    assertThatThrownBy(() -> noDdl.provision(domain))
+        .isInstanceOf(SchemaVersionException.class)
+        .hasMessageContaining("runs no DDL")
+        .hasMessageContaining("--provision '" + domain + "'")
+        .hasMessageNotContaining("<domain>");
     PromotionSpec promotion =
         new PromotionSpec(domain, "entry", "tier", "me", "me", "why", null, "d1", null);
     assertThatThrownBy(() -> noDdl.recordPromotion(promotion))

@@ -116,6 +116,7 @@ public final class BenchMain {
       List<Charts.Point> b3 = null;
       List<Charts.Point> b9 = null;
       List<Charts.Point> b10 = null;
+      List<Charts.Point> b12 = null;
       for (String id : only) {
         long s0 = System.nanoTime();
         System.out.println("== " + id);
@@ -127,7 +128,7 @@ public final class BenchMain {
           case "B5" -> ReplayBench.run(ctx);
           case "B9" -> b9 = WorkerBench.throughput(ctx);
           case "B10" -> b10 = WorkerBench.pickup(ctx);
-          case "B12" -> WorkerBench.enqueue(ctx);
+          case "B12" -> b12 = WorkerBench.enqueue(ctx);
           case "B6" -> MigrationBench.noOp(ctx);
           case "B7" -> MigrationBench.newDomains(ctx);
           case "B8" -> {
@@ -150,6 +151,9 @@ public final class BenchMain {
       }
       if (b10 != null) {
         Charts.pickup(b10, out.resolve("b10-pickup.png"));
+      }
+      if (b12 != null) {
+        Charts.enqueue(b12, out.resolve("b12-enqueue.png"));
       }
       Duration took = Duration.ofNanos(System.nanoTime() - t0);
       String report = report(quick, command, described, loadBefore, took, results);

@@ -114,6 +114,25 @@ final class Charts {
         false);
   }
 
+  /**
+   * B12: enqueue rate per round and the medians, bars for ours and db-scheduler.
+   *
+   * @param points the rounds, then the medians
+   * @param file where to write the PNG
+   * @throws IOException when it cannot be written
+   */
+  static void enqueue(List<Point> points, Path file) throws IOException {
+    draw(
+        file,
+        "B12: enqueue tasks, file + admit in batches (tasks/s)",
+        "tasks/s",
+        "ours (Ledger.fileAll)",
+        "db-scheduler scheduleBatch",
+        points,
+        false,
+        false);
+  }
+
   private static void draw(
       Path file,
       String title,

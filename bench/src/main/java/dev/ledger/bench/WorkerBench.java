@@ -190,8 +190,13 @@ final class WorkerBench {
     return rate;
   }
 
-  /** B12. */
-  static void enqueue(Context ctx) throws Exception {
+  /**
+   * B12: enqueue throughput, ours through {@code fileAll} against db-scheduler's {@code
+   * scheduleBatch}.
+   *
+   * @return one point per round, then the medians, for the chart
+   */
+  static List<Charts.Point> enqueue(Context ctx) throws Exception {
     int n = ctx.size(4_000, 20_000);
     int rounds = ctx.size(1, 3);
     int batch = 1000;
@@ -244,6 +249,11 @@ final class WorkerBench {
       }
       double o = Stats.median(ours);
       double t = Stats.median(theirs);
+      List<Charts.Point> points = new ArrayList<>();
+      for (int r = 0; r < rounds; r++) {
+        points.add(new Charts.Point("round " + (r + 1), ours.get(r), theirs.get(r)));
+      }
+      points.add(new Charts.Point("median", o, t));
       ctx.results()
           .add(
               new Results.Row(
@@ -266,6 +276,7 @@ final class WorkerBench {
                   + " idempotent), db-scheduler one scheduleBatch of all "
                   + n
                   + " instances");
+      return points;
     } finally {
       ctx.server().dropDatabase(db);
     }

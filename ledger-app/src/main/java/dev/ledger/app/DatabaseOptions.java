@@ -135,14 +135,32 @@ public final class DatabaseOptions {
    * @throws DatabaseUnreachableException when it cannot be reached, after one attempt
    */
   public static OpenDatabase openUrl(String given, int connections, String directorySchema) {
-    Dsn dsn;
-    try {
-      dsn = Dsn.parse(given.strip());
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException("--url: " + e.getMessage(), null);
-    }
+    Dsn dsn = parse("--url", given);
     return new OpenDatabase(
         pool(dsn, connections, dsn.describe()), dsn, dsn.describe(), null, directorySchema, false);
+  }
+
+  /**
+   * Parses a connection string given to an option: a JDBC URL or a libpq URI ({@code
+   * postgresql://user:password@host/db}).
+   *
+   * @param option the option's name, e.g. {@code --url}, for the message
+   * @param text the connection string, credentials allowed
+   * @return the DSN
+   * @throws IllegalArgumentException {@code <option>: <what is wrong>; expected ...} when it is
+   *     neither; the message never repeats the text (nor its password)
+   */
+  public static Dsn parse(String option, String text) {
+    try {
+      return Dsn.parse(text.strip());
+    } catch (IllegalArgumentException e) {
+      String m = String.valueOf(e.getMessage());
+      // the library names its own field (dsn:); the option is what the user typed
+      if (m.startsWith("dsn: ")) {
+        m = m.substring("dsn: ".length());
+      }
+      throw new IllegalArgumentException(option + ": " + m, null);
+    }
   }
 
   /**

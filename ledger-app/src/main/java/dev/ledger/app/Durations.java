@@ -25,10 +25,20 @@ public final class Durations implements ITypeConverter<Duration> {
    *
    * @param value e.g. {@code 5m}
    * @return the duration
-   * @throws TypeConversionException naming the allowed forms when the value fits none
+   * @throws TypeConversionException naming the allowed forms when the value fits none, and saying a
+   *     duration must be positive when it is negative ({@code -5m}, {@code PT-5M})
    */
   public static Duration parse(String value) {
-    Matcher m = SHORT.matcher(value.trim());
+    String text = value.trim();
+    if (text.startsWith("-")) {
+      try {
+        parse(text.substring(1));
+      } catch (TypeConversionException e) {
+        throw notADuration(value); // a bad form is named as such, not as a negative
+      }
+      throw negative(value);
+    }
+    Matcher m = SHORT.matcher(text);
     if (m.matches()) {
       long n = Long.parseLong(m.group(1));
       return switch (m.group(2)) {
@@ -39,11 +49,25 @@ public final class Durations implements ITypeConverter<Duration> {
         default -> Duration.ofDays(n);
       };
     }
+    Duration d;
     try {
-      return Duration.parse(value.trim());
+      d = Duration.parse(text);
     } catch (DateTimeParseException e) {
-      throw new TypeConversionException(
-          "'" + value + "' is not a duration; use e.g. 500ms, 30s, 5m, 2h, 1d or PT5M");
+      throw notADuration(value);
     }
+    if (d.isNegative()) {
+      throw negative(value);
+    }
+    return d;
+  }
+
+  private static TypeConversionException notADuration(String value) {
+    return new TypeConversionException(
+        "'" + value + "' is not a duration; use e.g. 500ms, 30s, 5m, 2h, 1d or PT5M");
+  }
+
+  private static TypeConversionException negative(String value) {
+    return new TypeConversionException(
+        "'" + value + "' is negative: a duration must be positive, e.g. 500ms, 30s, 5m or PT5M");
   }
 }

@@ -17,7 +17,6 @@ import java.util.List;
 import java.util.Properties;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Model.OptionSpec;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.UnmatchedArgumentException;
@@ -40,6 +39,16 @@ import picocli.CommandLine.UnmatchedArgumentException;
     mixinStandardHelpOptions = true,
     versionProvider = Main.Version.class,
     description = "Ledger: an event-sourced task ledger on PostgreSQL.",
+    footer = {
+      "",
+      "Every command takes --json (one JSON document on stdout, errors included) and",
+      "--help; the database is --url, else $LEDGER_URL, else an embedded PostgreSQL.",
+      "",
+      "Examples:",
+      "  ledger-app demo",
+      "  ledger-app task file --domain payments --title 'Reconcile batch 42'",
+      "  ledger-app migrate --url 'jdbc:postgresql://127.0.0.1:5432/app?user=app' --json"
+    },
     subcommands = {
       CommandLine.HelpCommand.class,
       MigrateCommand.class,
@@ -57,6 +66,15 @@ import picocli.CommandLine.UnmatchedArgumentException;
       DemoCommand.class
     })
 public final class Main {
+
+  /**
+   * {@code --json} before the subcommand: an error (an unknown subcommand, say) is printed as a
+   * JSON document too. Each subcommand has its own {@code --json} for its result.
+   */
+  @CommandLine.Option(
+      names = "--json",
+      description = "Print errors as one JSON document on stdout too (as every command does).")
+  boolean json;
 
   /**
    * Runs the command line and exits the JVM with its exit code.
@@ -122,7 +140,7 @@ public final class Main {
     PrintWriter err = failed.getErr();
     err.println(text);
     err.flush();
-    if (wantsJson(failed, args)) {
+    if (wantsJson(args)) {
       PrintWriter out = failed.getOut();
       out.println(Json.error(name, ExitCodes.USAGE, text.substring("error: ".length())));
       out.flush();
@@ -226,12 +244,15 @@ public final class Main {
     return null;
   }
 
-  private static boolean wantsJson(CommandLine command, String[] args) {
-    CommandSpec spec = command.getCommandSpec();
-    if (spec.findOption("--json") == null) {
-      return false;
-    }
+  /**
+   * Whether {@code --json} is anywhere on the command line (before a {@code --}): a usage error is
+   * then a JSON document too, whichever command (or parent) failed to parse it.
+   */
+  private static boolean wantsJson(String[] args) {
     for (String arg : args) {
+      if ("--".equals(arg)) {
+        return false;
+      }
       if ("--json".equals(arg)) {
         return true;
       }

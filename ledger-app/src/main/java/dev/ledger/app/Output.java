@@ -163,10 +163,12 @@ public final class Output {
   }
 
   /**
-   * Cuts a text to fit a width, marking the cut with an ellipsis, and flattens line breaks.
+   * Cuts a text to fit a width in terminal columns, marking the cut with an ellipsis, and flattens
+   * line breaks. Widths are display widths ({@link #width(String)}): a CJK character or an emoji
+   * takes two columns.
    *
    * @param text the text, may be null (printed as {@code -})
-   * @param width the most characters
+   * @param width the most columns
    * @return the fitted text
    */
   public static String fit(String text, int width) {
@@ -174,10 +176,127 @@ public final class Output {
       return "-";
     }
     String flat = text.replace('\n', ' ').replace('\t', ' ').replace('\r', ' ');
-    if (flat.codePointCount(0, flat.length()) <= width) {
+    if (width(flat) <= width) {
       return flat;
     }
-    int end = flat.offsetByCodePoints(0, Math.max(0, width - 1));
-    return flat.substring(0, end) + "…";
+    StringBuilder kept = new StringBuilder();
+    int used = 0;
+    for (int i = 0; i < flat.length(); ) {
+      int cp = flat.codePointAt(i);
+      int w = width(cp);
+      if (used + w > width - 1) {
+        break;
+      }
+      kept.appendCodePoint(cp);
+      used += w;
+      i += Character.charCount(cp);
+    }
+    return kept.append('…').toString();
+  }
+
+  /**
+   * Pads a text with spaces on the right to a width in terminal columns ({@code %-Ns} pads by
+   * characters, which misaligns a column holding CJK or emoji).
+   *
+   * @param text the text, not null
+   * @param width the columns to fill
+   * @return the text, padded; unchanged when already as wide or wider
+   */
+  public static String pad(String text, int width) {
+    int w = width(text);
+    return w >= width ? text : text + " ".repeat(width - w);
+  }
+
+  /**
+   * How many terminal columns a text takes: East Asian wide and fullwidth characters and emoji 2,
+   * combining marks, zero-width characters and variation selectors 0, every other character 1.
+   *
+   * @param text the text, not null
+   * @return the display width
+   */
+  public static int width(String text) {
+    int w = 0;
+    for (int i = 0; i < text.length(); ) {
+      int cp = text.codePointAt(i);
+      w += width(cp);
+      i += Character.charCount(cp);
+    }
+    return w;
+  }
+
+  /**
+   * How many terminal columns one code point takes (after Markus Kuhn's {@code wcwidth}, with the
+   * emoji blocks wide as terminals draw them).
+   *
+   * @param cp the code point
+   * @return 0, 1 or 2
+   */
+  static int width(int cp) {
+    int type = Character.getType(cp);
+    if (type == Character.NON_SPACING_MARK
+        || type == Character.ENCLOSING_MARK
+        || type == Character.FORMAT
+        || (cp >= 0xFE00 && cp <= 0xFE0F)
+        || (cp >= 0xE0100 && cp <= 0xE01EF)
+        || (cp >= 0x1160 && cp <= 0x11FF)) {
+      return 0;
+    }
+    boolean wide =
+        (cp >= 0x1100 && cp <= 0x115F)
+            || (cp >= 0x231A && cp <= 0x231B)
+            || (cp >= 0x2329 && cp <= 0x232A)
+            || (cp >= 0x23E9 && cp <= 0x23EC)
+            || (cp >= 0x25FD && cp <= 0x25FE)
+            || (cp >= 0x2614 && cp <= 0x2615)
+            || (cp >= 0x2648 && cp <= 0x2653)
+            || (cp >= 0x26AA && cp <= 0x26AB)
+            || (cp >= 0x26BD && cp <= 0x26BE)
+            || (cp >= 0x26C4 && cp <= 0x26C5)
+            || cp == 0x26A1
+            || cp == 0x26CE
+            || cp == 0x26D4
+            || cp == 0x26EA
+            || (cp >= 0x26F2 && cp <= 0x26F5)
+            || cp == 0x26FA
+            || cp == 0x26FD
+            || cp == 0x2705
+            || (cp >= 0x270A && cp <= 0x270B)
+            || cp == 0x2728
+            || cp == 0x274C
+            || cp == 0x274E
+            || (cp >= 0x2753 && cp <= 0x2755)
+            || cp == 0x2757
+            || (cp >= 0x2795 && cp <= 0x2797)
+            || cp == 0x27B0
+            || cp == 0x27BF
+            || (cp >= 0x2B1B && cp <= 0x2B1C)
+            || cp == 0x2B50
+            || cp == 0x2B55
+            || (cp >= 0x2E80 && cp <= 0x303E)
+            || (cp >= 0x3041 && cp <= 0x33FF)
+            || (cp >= 0x3400 && cp <= 0x4DBF)
+            || (cp >= 0x4E00 && cp <= 0x9FFF)
+            || (cp >= 0xA000 && cp <= 0xA4CF)
+            || (cp >= 0xA960 && cp <= 0xA97F)
+            || (cp >= 0xAC00 && cp <= 0xD7A3)
+            || (cp >= 0xF900 && cp <= 0xFAFF)
+            || (cp >= 0xFE10 && cp <= 0xFE19)
+            || (cp >= 0xFE30 && cp <= 0xFE6F)
+            || (cp >= 0xFF00 && cp <= 0xFF60)
+            || (cp >= 0xFFE0 && cp <= 0xFFE6)
+            || (cp >= 0x16FE0 && cp <= 0x18AFF)
+            || (cp >= 0x1B000 && cp <= 0x1B2FF)
+            || cp == 0x1F004
+            || cp == 0x1F0CF
+            || cp == 0x1F18E
+            || (cp >= 0x1F191 && cp <= 0x1F19A)
+            || (cp >= 0x1F200 && cp <= 0x1F2FF)
+            || (cp >= 0x1F300 && cp <= 0x1F64F)
+            || (cp >= 0x1F680 && cp <= 0x1F6FF)
+            || (cp >= 0x1F7E0 && cp <= 0x1F7EB)
+            || (cp >= 0x1F90C && cp <= 0x1F9FF)
+            || (cp >= 0x1FA70 && cp <= 0x1FAFF)
+            || (cp >= 0x20000 && cp <= 0x3FFFD);
+    return wide ? 2 : 1;
   }
 }

@@ -78,12 +78,7 @@ public final class TenantOptions {
           "--control: required with --tenant (or set LEDGER_CONTROL_URL): the control database's"
               + " JDBC URL");
     }
-    Dsn dsn;
-    try {
-      dsn = Dsn.parse(control.strip());
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException("--control: " + e.getMessage(), null);
-    }
+    Dsn dsn = DatabaseOptions.parse("--control", control);
     HikariConfig config = new HikariConfig();
     config.setDataSource(dsn.dataSource());
     config.setMaximumPoolSize(2);

@@ -97,7 +97,7 @@ class DocsTest {
   @Test
   void the_readme_program_files_claims_and_completes_a_task() throws Exception {
     List<String> java = blocks(ROOT.resolve("README.md"), "java");
-    assertThat(java).hasSize(1);
+    assertThat(java).hasSize(2);
     String program = java.get(0);
     assertThat(program).contains("public class FirstTask");
     Path classes = compile(temp, "FirstTask", program);
@@ -107,6 +107,60 @@ class DocsTest {
     assertThat(r.exit()).as(r.out()).isZero();
     List<String> printed = r.out().strip().lines().toList();
     assertThat(printed.get(printed.size() - 1)).matches("t[0-9a-f]+-[0-9a-f]+ is completed");
+  }
+
+  /**
+   * The README's worker-pool fragment, put into a program that files an admitted task for it: the
+   * pool as written (its shutdown hook included) completes the task with the handler's handoff.
+   */
+  @Test
+  void the_readme_worker_pool_completes_a_task() throws Exception {
+    String fragment = blocks(ROOT.resolve("README.md"), "java").get(1);
+    assertThat(fragment).startsWith("WorkerPool pool =");
+    String program =
+        """
+        import com.zaxxer.hikari.HikariDataSource;
+        import dev.ledger.Label;
+        import dev.ledger.Ledger;
+        import dev.ledger.LedgerConfig;
+        import dev.ledger.Status;
+        import dev.ledger.TaskSpec;
+        import dev.ledger.worker.Outcome;
+        import dev.ledger.worker.WorkerPool;
+        import java.util.List;
+
+        public class ReadmeWorker {
+          public static void main(String[] args) throws Exception {
+            HikariDataSource dataSource = new HikariDataSource();
+            dataSource.setJdbcUrl(System.getenv("LEDGER_URL"));
+            dataSource.setMaximumPoolSize(11);
+            Ledger ledger = Ledger.open(dataSource, LedgerConfig.builder().runtimeDdl(true).build());
+            String id =
+                ledger.fileAndAdmit(
+                    TaskSpec.builder("payments", "batch 7")
+                        .requirements(List.of("sql"))
+                        .classification(Label.INTERNAL) // as the README's own task
+                        .build());
+        %s
+            long deadline = System.nanoTime() + 60_000_000_000L;
+            while (ledger.get(id).status() != Status.COMPLETED && System.nanoTime() < deadline) {
+              Thread.sleep(20);
+            }
+            System.out.println(ledger.get(id).status().wire() + ": " + ledger.get(id).handoff());
+            pool.close(); // the hook closes it again at exit: a no-op
+            dataSource.close();
+          }
+        }
+        """
+            .formatted(fragment.indent(4));
+    Path classes = compile(temp, "ReadmeWorker", program);
+    String javaBin = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    Run r =
+        run(
+            List.of(javaBin, "-cp", classes + File.pathSeparator + classpath(), "ReadmeWorker"),
+            temp);
+    assertThat(r.exit()).as(r.out()).isZero();
+    assertThat(r.out().lines()).contains("completed: reconciled batch 7");
   }
 
   @Test

@@ -96,8 +96,8 @@ class DocsWalkThroughTest {
         .contains("made a new tenant registry");
     assertThat(output(steps, "ledger fleet plan")).contains("2 tenants: 0 active");
     assertThat(output(steps, "ledger fleet migrate"))
-        .contains("\"exitCode\" : 0")
-        .contains("\"active\" : 2");
+        .contains("\"exitCode\":0")
+        .contains("\"active\":2");
     String list = output(steps, "ledger fleet list");
     assertThat(list.lines().filter(l -> l.matches("[ab] +active .*"))).hasSize(2);
     assertThat(list).endsWith("2 tenants\n");

@@ -47,6 +47,35 @@ class HelpTextTest {
     soft.assertAll();
   }
 
+  /**
+   * The issue's promise, for every command a new one included: {@code --json} (one JSON document on
+   * stdout, errors too) and an example in its help, parents ({@code ledger-app}, {@code task},
+   * {@code fleet}) as well as leaves. Only picocli's own {@code help} is left out.
+   */
+  @Test
+  void every_command_and_parent_has_a_json_option_and_an_example_in_its_help() {
+    SoftAssertions soft = new SoftAssertions();
+    List<String> names = new ArrayList<>();
+    for (CommandLine c : allCommands()) {
+      String name = c.getCommandSpec().qualifiedName();
+      names.add(name);
+      soft.assertThat(c.getCommandSpec().findOption("--json")).as(name + " --json").isNotNull();
+      soft.assertThat(c.getUsageMessage()).as(name + " --help").containsPattern("Examples?:\\n  ");
+    }
+    soft.assertThat(names)
+        .contains(
+            "ledger-app",
+            "ledger-app task",
+            "ledger-app task dead-letters",
+            "ledger-app task refile",
+            "ledger-app fleet",
+            "ledger-app fleet migrate",
+            "ledger-app work",
+            "ledger-app demo",
+            "ledger-app schema-diff");
+    soft.assertAll();
+  }
+
   @Test
   void the_first_description_line_of_every_command_is_a_whole_sentence() {
     SoftAssertions soft = new SoftAssertions();

@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -64,6 +66,7 @@ class UsageErrorsTest {
     Cli.Result r = Cli.run("task", "file", "--domian", "x", "--title", "t", "--json");
     assertThat(r.exit()).isEqualTo(ExitCodes.USAGE);
     assertThat(r.err()).hasLineCount(1);
+    assertThat(r.out()).hasLineCount(1).startsWith("{\"command\":\"ledger-app task file\",");
     JsonNode doc = new ObjectMapper().readTree(r.out());
     assertThat(doc.get("command").asText()).isEqualTo("ledger-app task file");
     assertThat(doc.get("exitCode").asInt()).isEqualTo(ExitCodes.USAGE);
@@ -72,6 +75,138 @@ class UsageErrorsTest {
         .isEqualTo(
             "Unknown option: '--domian'; did you mean --domain?"
                 + " (see 'ledger-app task file --help')");
+  }
+
+  @Test
+  void with_json_anywhere_an_unknown_subcommand_is_one_error_document_on_one_line() {
+    String doc =
+        "{\"command\":\"ledger-app task\",\"exitCode\":2,\"ok\":false,\"report\":null,"
+            + "\"error\":\"Unmatched argument at index 1: 'lsit'; did you mean list?"
+            + " (see 'ledger-app task --help')\"}\n";
+    Cli.Result after = Cli.run("task", "lsit", "--json");
+    assertThat(after.exit()).isEqualTo(ExitCodes.USAGE);
+    assertThat(after.out()).isEqualTo(doc);
+    assertThat(after.err())
+        .isEqualTo(
+            "error: Unmatched argument at index 1: 'lsit'; did you mean list?"
+                + " (see 'ledger-app task --help')\n");
+    Cli.Result before = Cli.run("--json", "task", "lsit");
+    assertThat(before.exit()).isEqualTo(ExitCodes.USAGE);
+    assertThat(before.out()).isEqualTo(doc.replace("index 1", "index 2"));
+    Cli.Result fleet = Cli.run("fleet", "--json", "lsit");
+    assertThat(fleet.out())
+        .startsWith("{\"command\":\"ledger-app fleet\",\"exitCode\":2,")
+        .hasLineCount(1);
+    Cli.Result root = Cli.run("--json");
+    assertThat(root.exit()).isEqualTo(ExitCodes.USAGE);
+    assertThat(root.out())
+        .isEqualTo(
+            "{\"command\":\"ledger-app\",\"exitCode\":2,\"ok\":false,\"report\":null,"
+                + "\"error\":\"Missing required subcommand (see 'ledger-app --help')\"}\n");
+    Cli.Result afterDashes = Cli.run("task", "lsit", "--", "--json");
+    assertThat(afterDashes.out()).isEmpty();
+  }
+
+  @Test
+  void work_takes_json_and_its_errors_are_json_documents() {
+    Cli.Result unreachable =
+        Cli.run("work", "--domain", "x", "--command", "true", "--url", NOWHERE, "--json");
+    assertThat(unreachable.exit()).isEqualTo(ExitCodes.DATABASE);
+    assertThat(unreachable.out())
+        .isEqualTo(
+            "{\"command\":\"ledger-app work\",\"exitCode\":4,\"ok\":false,\"report\":null,"
+                + "\"error\":\"cannot connect to nosuch.invalid:5432/x: unknown host"
+                + " nosuch.invalid\"}\n");
+    Cli.Result backoff =
+        Cli.run("work", "--domain", "x", "--command", "true", "--backoff", "0s", "--url", NOWHERE);
+    assertThat(backoff.exit()).isEqualTo(ExitCodes.USAGE);
+    assertThat(backoff.err())
+        .isEqualTo("error: --backoff: must be more than zero (see 'ledger-app work --help')\n");
+    Cli.Result handling =
+        Cli.run(
+            "work", "--domain", "x", "--command", "true", "--handling", "top", "--url", NOWHERE);
+    assertThat(handling.exit()).isEqualTo(ExitCodes.USAGE);
+    assertThat(handling.err())
+        .startsWith("error: Invalid value for option '--handling': unknown label 'top'");
+  }
+
+  @Test
+  void a_negative_duration_is_refused_as_negative_for_every_duration_option() {
+    for (String[] cmd :
+        List.of(
+            new String[] {"task", "claim", "--domain", "x", "--holder", "w", "--lease"},
+            new String[] {"task", "heartbeat", "--lease", "abc", "--extend"},
+            new String[] {"work", "--domain", "x", "--command", "true", "--lease"},
+            new String[] {"work", "--domain", "x", "--command", "true", "--poll"},
+            new String[] {"work", "--domain", "x", "--command", "true", "--backoff"},
+            new String[] {"work", "--domain", "x", "--command", "true", "--shutdown-timeout"})) {
+      for (String value : List.of("-5m", "PT-5M")) {
+        List<String> args = new ArrayList<>(List.of(cmd));
+        args.add(value);
+        args.add("--url");
+        args.add(NOWHERE);
+        Cli.Result r = Cli.run(args.toArray(String[]::new));
+        String option = cmd[cmd.length - 1];
+        String command = cmd[0].equals("task") ? "task " + cmd[1] : "work";
+        assertThat(r.exit()).as(args.toString()).isEqualTo(ExitCodes.USAGE);
+        assertThat(r.err())
+            .isEqualTo(
+                "error: Invalid value for option '"
+                    + option
+                    + "': '"
+                    + value
+                    + "' is negative: a duration must be positive, e.g. 500ms, 30s, 5m or PT5M"
+                    + " (see 'ledger-app "
+                    + command
+                    + " --help')\n");
+      }
+    }
+    Cli.Result bad =
+        Cli.run(
+            "task",
+            "claim",
+            "--domain",
+            "x",
+            "--holder",
+            "w",
+            "--lease",
+            "-soon",
+            "--url",
+            NOWHERE);
+    assertThat(bad.err())
+        .startsWith(
+            "error: Invalid value for option '--lease': '-soon' is not a duration; use e.g.");
+  }
+
+  @Test
+  void a_url_that_is_not_postgresql_names_the_option_not_the_library_field() {
+    Cli.Result r = Cli.run("domains", "--url", "jdbc:foo");
+    assertThat(r.exit()).isEqualTo(ExitCodes.USAGE);
+    assertThat(r.err())
+        .isEqualTo(
+            "error: --url: not a PostgreSQL JDBC URL; expected"
+                + " jdbc:postgresql://host[:port]/database[?user=...&password=...]"
+                + " (or a libpq URI: postgresql://user:password@host[:port]/database)\n");
+    Cli.Result control = Cli.run("task", "admit", "t-1", "--control", "jdbc:foo", "--tenant", "a");
+    assertThat(control.exit()).isEqualTo(ExitCodes.USAGE);
+    assertThat(control.err()).startsWith("error: --control: not a PostgreSQL JDBC URL; expected");
+  }
+
+  @Test
+  void a_libpq_uri_is_accepted_and_its_password_never_echoed() {
+    Cli.Result r =
+        Cli.run(
+            "task", "admit", "t-1", "--url", "postgresql://me:pw-uri-3f0a@nosuch.invalid:5432/x");
+    assertThat(r.exit()).isEqualTo(ExitCodes.DATABASE);
+    assertThat(r.err())
+        .isEqualTo("error: cannot connect to nosuch.invalid:5432/x: unknown host nosuch.invalid\n");
+    Cli.Result noHost = Cli.run("domains", "--url", "postgresql://me:pw-uri-3f0a@/x", "--json");
+    assertThat(noHost.exit()).isEqualTo(ExitCodes.USAGE);
+    assertThat(noHost.err())
+        .isEqualTo(
+            "error: --url: not a libpq connection URI with a host; expected"
+                + " postgresql://[user[:password]@]host[:port]/database[?parameters]\n");
+    assertThat(r.all() + noHost.all()).doesNotContain("pw-uri-3f0a").doesNotContain("me:");
   }
 
   @Test

@@ -238,6 +238,25 @@ public final class Directory {
   }
 
   /**
+   * The refusal to make a domain's schema in a ledger opened with {@code runtimeDdl(false)} (its
+   * {@code provision} included: such a ledger never runs DDL): says how to make it instead, naming
+   * the domain.
+   */
+  private static SchemaVersionException noRuntimeDdl(String schema, String domain) {
+    return new SchemaVersionException(
+        schema,
+        null,
+        LedgerMigrations.DOMAIN_VERSION,
+        "domain '"
+            + domain
+            + "' has no schema, and this ledger was opened with runtimeDdl(false), so it runs no"
+            + " DDL: run `ledger-app migrate --provision '"
+            + domain.replace("'", "'\\''")
+            + "'` with a role that may, or call provision on a ledger opened with runtimeDdl(true)"
+            + " (the default)");
+  }
+
+  /**
    * The schema of a domain, made first when the domain has none (ports {@code ensure_domain}):
    * under the domain's advisory lock (the reference's key, {@code hashtext('ledger_domain:' ||
    * domain)}), the routing table is read again, the schema is migrated with Flyway and the route
@@ -267,14 +286,7 @@ public final class Directory {
     }
     String schema = DomainSchemas.schemaName(domain);
     if (!runtimeDdl) {
-      throw new SchemaVersionException(
-          schema,
-          null,
-          LedgerMigrations.DOMAIN_VERSION,
-          "domain '"
-              + domain
-              + "' has no schema and runtime DDL is off: run `ledger-app migrate --provision "
-              + "<domain>` (or Ledger.provision) with a role that may run DDL, or allow runtime DDL");
+      throw noRuntimeDdl(schema, domain);
     }
     long deadline = System.nanoTime() + PROVISION_WAIT.toNanos();
     while (true) {
@@ -405,14 +417,7 @@ public final class Directory {
     }
     String schema = DomainSchemas.schemaName(domain);
     if (!runtimeDdl) {
-      throw new SchemaVersionException(
-          schema,
-          null,
-          LedgerMigrations.DOMAIN_VERSION,
-          "domain '"
-              + domain
-              + "' has no schema and runtime DDL is off: run `ledger-app migrate --provision "
-              + "<domain>` (or Ledger.provision) with a role that may run DDL, or allow runtime DDL");
+      throw noRuntimeDdl(schema, domain);
     }
     lockDomain(ctx, domain);
     existing = schemaOf(ctx, domain, true);

@@ -10,6 +10,7 @@ import dev.ledger.Status;
 import dev.ledger.Task;
 import dev.ledger.Validation;
 import dev.ledger.codegen.convert.Rfc3339;
+import dev.ledger.codegen.db.ledger_template.tables.Tasks;
 import dev.ledger.internal.Rows;
 import dev.ledger.tx.Engine;
 import dev.ledger.tx.Tx;
@@ -23,6 +24,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import org.jooq.DSLContext;
+import org.jooq.Field;
 import org.jooq.impl.DSL;
 
 /**
@@ -171,23 +173,44 @@ public final class WorkerReads {
   }
 
   /**
-   * A domain's dead letters, oldest first.
+   * A domain's dead letters not re-filed yet, oldest first. A re-filed one has a successor in its
+   * domain with origin {@code retries:<root>} and upstream event {@code refiled:<id>} (what {@code
+   * Failures.refile} files), found by one probe of the unique origin index per dead letter.
    *
    * @param tx the operation's context
    * @param domain the domain
    * @return the tasks
    */
   public List<Task> deadLetters(Tx tx, String domain) {
+    Tasks dead = TASKS.as("dead");
+    Tasks refiled = TASKS.as("refiled");
+    // the successor's origin: the dead letter's own when it is a retry already, else retries:<id>
+    Field<String> successorOrigin =
+        DSL.when(
+                dead.ORIGIN.startsWith(DSL.inline(RETRIES)).and(DSL.length(dead.ORIGIN).gt(8)),
+                dead.ORIGIN)
+            .otherwise(DSL.inline(RETRIES).concat(dead.ID));
     return domain(tx, domain)
         .map(
             ctx ->
-                ctx.selectFrom(TASKS)
-                    .where(TASKS.STATUS.eq(DSL.inline(Status.INVALIDATED.wire())))
-                    .and(TASKS.REASON.startsWith(FailureRecord.DEAD_LETTER + " "))
-                    .orderBy(TASKS.CREATED.asc())
+                ctx.selectFrom(dead)
+                    .where(dead.STATUS.eq(DSL.inline(Status.INVALIDATED.wire())))
+                    .and(dead.REASON.startsWith(FailureRecord.DEAD_LETTER + " "))
+                    .andNotExists(
+                        DSL.selectOne()
+                            .from(refiled)
+                            .where(refiled.ORIGIN.eq(successorOrigin))
+                            .and(refiled.UPSTREAM_EVENT.eq(DSL.inline(REFILED).concat(dead.ID))))
+                    .orderBy(dead.CREATED.asc())
                     .fetch(Rows::task))
         .orElse(List.of());
   }
+
+  /** The origin prefix of a retry chain's tasks ({@code Failures}). */
+  private static final String RETRIES = "retries:";
+
+  /** The upstream event prefix of a re-filed dead letter's successor ({@code Failures}). */
+  private static final String REFILED = "refiled:";
 
   /**
    * A domain's task counts by status, every status present.

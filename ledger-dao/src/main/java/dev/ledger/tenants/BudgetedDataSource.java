@@ -1,15 +1,10 @@
 package dev.ledger.tenants;
 
-import java.io.PrintWriter;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.SQLFeatureNotSupportedException;
 import java.sql.SQLTransientConnectionException;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.logging.Logger;
 import javax.sql.DataSource;
 
 /**
@@ -19,7 +14,7 @@ import javax.sql.DataSource;
  * (a refused budget does not: a busy service is not a down server). Its {@link #toString()} holds
  * no URL, so HikariCP's configuration log shows none.
  */
-final class BudgetedDataSource implements DataSource {
+final class BudgetedDataSource extends DelegatingDataSource {
 
   private static final org.slf4j.Logger LOG =
       org.slf4j.LoggerFactory.getLogger(BudgetedDataSource.class);
@@ -34,6 +29,7 @@ final class BudgetedDataSource implements DataSource {
 
   BudgetedDataSource(
       DataSource target, ConnectionBudget budget, ServedTenant tenant, Duration timeout) {
+    super(target);
     this.target = target;
     this.budget = budget;
     this.tenant = tenant;
@@ -88,64 +84,23 @@ final class BudgetedDataSource implements DataSource {
     return budgeted(physical);
   }
 
-  @Override
-  public Connection getConnection(String username, String password) throws SQLException {
-    throw new SQLFeatureNotSupportedException("credentials come from the tenant's DSN");
-  }
-
   private Connection budgeted(Connection physical) {
     AtomicBoolean released = new AtomicBoolean();
-    return (Connection)
-        Proxy.newProxyInstance(
-            Connection.class.getClassLoader(),
-            new Class<?>[] {Connection.class},
-            (proxy, method, args) -> {
-              String name = method.getName();
-              if (name.equals("toString") && args == null) {
-                return "BudgetedConnection[" + tenant.tenant() + "]";
-              }
-              if (name.equals("hashCode") && args == null) {
-                return System.identityHashCode(proxy);
-              }
-              if (name.equals("equals") && args != null && args.length == 1) {
-                return proxy == args[0];
-              }
-              try {
-                return method.invoke(physical, args);
-              } catch (InvocationTargetException e) {
-                throw e.getCause();
-              } finally {
-                if ((name.equals("close") || name.equals("abort"))
-                    && released.compareAndSet(false, true)) {
-                  budget.release();
-                }
-              }
-            });
-  }
-
-  @Override
-  public PrintWriter getLogWriter() throws SQLException {
-    return target.getLogWriter();
-  }
-
-  @Override
-  public void setLogWriter(PrintWriter out) throws SQLException {
-    target.setLogWriter(out);
-  }
-
-  @Override
-  public void setLoginTimeout(int seconds) throws SQLException {
-    target.setLoginTimeout(seconds);
-  }
-
-  @Override
-  public int getLoginTimeout() throws SQLException {
-    return target.getLoginTimeout();
-  }
-
-  @Override
-  public Logger getParentLogger() throws SQLFeatureNotSupportedException {
-    return target.getParentLogger();
+    return proxy(
+        (proxy, method, args) -> {
+          String name = method.getName();
+          if (name.equals("toString") && args == null) {
+            return "BudgetedConnection[" + tenant.tenant() + "]";
+          }
+          try {
+            return pass(physical, method, args);
+          } finally {
+            if ((name.equals("close") || name.equals("abort"))
+                && released.compareAndSet(false, true)) {
+              budget.release();
+            }
+          }
+        });
   }
 
   @Override

@@ -1,17 +1,11 @@
 package dev.ledger.tenants;
 
 import com.zaxxer.hikari.HikariDataSource;
-import java.io.PrintWriter;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.SQLFeatureNotSupportedException;
 import java.sql.SQLTransientConnectionException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.logging.Logger;
-import javax.sql.DataSource;
 
 /**
  * What a tenant's {@link dev.ledger.Ledger} takes its connections from: the tenant's HikariCP pool,
@@ -22,7 +16,7 @@ import javax.sql.DataSource;
  * thread holds, so a second one asked for on a thread that holds one (nested) is known to the
  * budget, which then does not wait for the pool's own connections to come back.
  */
-final class TenantDataSource implements DataSource {
+final class TenantDataSource extends DelegatingDataSource {
 
   private final ServedTenant tenant;
   private final HikariDataSource pool;
@@ -31,6 +25,7 @@ final class TenantDataSource implements DataSource {
   private final ThreadLocal<AtomicInteger> held = ThreadLocal.withInitial(AtomicInteger::new);
 
   TenantDataSource(ServedTenant tenant, HikariDataSource pool) {
+    super(pool);
     this.tenant = tenant;
     this.pool = pool;
   }
@@ -65,57 +60,15 @@ final class TenantDataSource implements DataSource {
   /** The pool's connection, counted as held by the thread that asked until it is closed. */
   private static Connection counted(Connection c, AtomicInteger holder) {
     AtomicBoolean closed = new AtomicBoolean();
-    return (Connection)
-        Proxy.newProxyInstance(
-            Connection.class.getClassLoader(),
-            new Class<?>[] {Connection.class},
-            (proxy, method, args) -> {
-              String name = method.getName();
-              if (name.equals("hashCode") && args == null) {
-                return System.identityHashCode(proxy);
-              }
-              if (name.equals("equals") && args != null && args.length == 1) {
-                return proxy == args[0];
-              }
-              if (name.equals("close") && args == null && closed.compareAndSet(false, true)) {
-                holder.decrementAndGet();
-              }
-              try {
-                return method.invoke(c, args);
-              } catch (InvocationTargetException e) {
-                throw e.getCause();
-              }
-            });
-  }
-
-  @Override
-  public Connection getConnection(String username, String password) throws SQLException {
-    throw new SQLFeatureNotSupportedException("credentials come from the tenant's DSN");
-  }
-
-  @Override
-  public PrintWriter getLogWriter() throws SQLException {
-    return pool.getLogWriter();
-  }
-
-  @Override
-  public void setLogWriter(PrintWriter out) throws SQLException {
-    pool.setLogWriter(out);
-  }
-
-  @Override
-  public void setLoginTimeout(int seconds) throws SQLException {
-    pool.setLoginTimeout(seconds);
-  }
-
-  @Override
-  public int getLoginTimeout() throws SQLException {
-    return pool.getLoginTimeout();
-  }
-
-  @Override
-  public Logger getParentLogger() throws SQLFeatureNotSupportedException {
-    return pool.getParentLogger();
+    return proxy(
+        (proxy, method, args) -> {
+          if (method.getName().equals("close")
+              && args == null
+              && closed.compareAndSet(false, true)) {
+            holder.decrementAndGet();
+          }
+          return pass(c, method, args);
+        });
   }
 
   @Override

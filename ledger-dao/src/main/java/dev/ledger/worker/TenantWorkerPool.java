@@ -509,25 +509,31 @@ public final class TenantWorkerPool implements AutoCloseable {
       }
       Ledger ledger = directory.ledger(r.tenant);
       if (outcome instanceof Outcome.Done d) {
-        ledger.complete(ctx.lease(), d.handoff());
-      } else {
-        String error = ((Outcome.Failed) outcome).error();
-        FailureRecord f =
-            ledger.fail(
-                ctx.lease(),
-                error.length() > 50_000 ? error.substring(0, 50_000) : error,
-                retry.maxAttempts(),
-                retry.delayAfter(ctx.attempt()));
-        if (f.deadLetter()) {
-          LOG.warn(
-              "ledger tenant worker {}: task {} of tenant {} is a dead letter after {} attempts",
-              holder,
-              f.taskId(),
-              r.tenant,
-              f.attempt());
-        } else {
-          retryAt(r.tenant, f.retryAt());
+        try {
+          ledger.complete(ctx.lease(), d.handoff());
+          return;
+        } catch (InvalidInputException refused) {
+          // a handoff the ledger refuses (over the limit, a NUL): the attempt failed with that
+          // reason, retried or a dead letter, instead of a lease left to run out
+          outcome = Outcome.failed("its result was refused: " + refused.getMessage());
         }
+      }
+      String error = ((Outcome.Failed) outcome).error();
+      FailureRecord f =
+          ledger.fail(
+              ctx.lease(),
+              error.length() > 50_000 ? error.substring(0, 50_000) : error,
+              retry.maxAttempts(),
+              retry.delayAfter(ctx.attempt()));
+      if (f.deadLetter()) {
+        LOG.warn(
+            "ledger tenant worker {}: task {} of tenant {} is a dead letter after {} attempts",
+            holder,
+            f.taskId(),
+            r.tenant,
+            f.attempt());
+      } else {
+        retryAt(r.tenant, f.retryAt());
       }
     } catch (LeaseLostException e) {
       LOG.warn("ledger tenant worker {}: tenant {}: {}", holder, r.tenant, e.getMessage());

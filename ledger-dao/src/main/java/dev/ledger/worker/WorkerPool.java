@@ -121,7 +121,14 @@ public final class WorkerPool implements AutoCloseable {
   private final Map<String, DomainState> state = new LinkedHashMap<>();
   private final Set<Running> running = ConcurrentHashMap.newKeySet();
   private final java.util.concurrent.BlockingQueue<Finished> finished = new LinkedBlockingQueue<>();
-  private volatile int completing;
+
+  /**
+   * Tasks whose handler returned done and whose completion is not yet written (queued in {@link
+   * #finished} or in the completer's batch): {@link #close} waits for these and never releases
+   * them.
+   */
+  private final AtomicInteger awaitingCompletion = new AtomicInteger();
+
   private Thread completer;
   private volatile State life = State.NEW;
   private ThreadPoolExecutor workers;
@@ -573,7 +580,16 @@ public final class WorkerPool implements AutoCloseable {
   private void run(Running r) {
     boolean handedOver = false;
     try {
-      if (!r.begin() || life == State.CLOSED) {
+      if (life != State.RUNNING) {
+        // prefetched, not started, and the pool is stopping: give it back now instead of
+        // starting work that close() would only wait for (or interrupt)
+        if (r.begin()) {
+          r.finish();
+          release(r);
+        }
+        return;
+      }
+      if (!r.begin()) {
         return;
       }
       Task task = r.task != null ? r.task : ledger.get(r.claimed.taskId());
@@ -623,6 +639,7 @@ public final class WorkerPool implements AutoCloseable {
         return;
       }
       if (outcome instanceof Outcome.Done d) {
+        awaitingCompletion.incrementAndGet();
         finished.add(new Finished(r, d.handoff(), took));
         handedOver = true;
         return;
@@ -685,7 +702,6 @@ public final class WorkerPool implements AutoCloseable {
       batch.clear();
       batch.add(first);
       finished.drainTo(batch, 255);
-      completing = batch.size();
       Map<String, List<Finished>> byDomain = new LinkedHashMap<>();
       for (Finished f : batch) {
         byDomain.computeIfAbsent(f.running().domain, d -> new ArrayList<>()).add(f);
@@ -716,17 +732,57 @@ public final class WorkerPool implements AutoCloseable {
             }
           }
         } catch (RuntimeException ex) {
-          LOG.warn(
-              "ledger worker {}: completing {} tasks of {} failed; their leases run out",
+          // one bad completion (a handoff over the limit, say) must not sink the batch's others:
+          // each is completed on its own, and a refused one is recorded as its failed attempt
+          LOG.debug(
+              "ledger worker {}: completing {} tasks of {} together failed; one by one",
               holder,
               fs.size(),
               domain,
               ex);
+          fs.forEach(this::completeAlone);
         } finally {
           fs.forEach(f -> done(f.running()));
+          awaitingCompletion.addAndGet(-fs.size());
         }
       }
-      completing = 0;
+    }
+  }
+
+  /**
+   * Completes one finished task in a transaction of its own, after its batch failed: a handoff the
+   * ledger refuses ({@link InvalidInputException}) becomes the attempt's error, retried or ended as
+   * a dead letter like a handler's failure; a lost lease is counted; anything else leaves the lease
+   * to run out (a database that is down refuses the failure record too).
+   */
+  private void completeAlone(Finished f) {
+    Running r = f.running();
+    try {
+      ledger.complete(r.lease(), f.handoff());
+      metrics.handled(r.domain, "completed", f.took());
+      metrics.completed(r.domain);
+    } catch (LeaseLostException e) {
+      metrics.handled(r.domain, "lost", f.took());
+      metrics.leaseLost(r.domain);
+      LOG.warn("ledger worker {}: {}", holder, e.getMessage());
+    } catch (InvalidInputException e) {
+      try {
+        record(r, r.context, Outcome.failed("its result was refused: " + e.getMessage()), f.took());
+      } catch (RuntimeException again) {
+        LOG.warn(
+            "ledger worker {}: task {}'s result was refused ({}) and its failure could not be"
+                + " recorded; its lease runs out",
+            holder,
+            r.claimed.taskId(),
+            e.getMessage(),
+            again);
+      }
+    } catch (RuntimeException e) {
+      LOG.warn(
+          "ledger worker {}: completing task {} failed; its lease runs out",
+          holder,
+          r.claimed.taskId(),
+          e);
     }
   }
 
@@ -845,13 +901,16 @@ public final class WorkerPool implements AutoCloseable {
   }
 
   /**
-   * Stops claiming, waits up to {@code timeout} for the running handlers to finish and record their
-   * outcomes, then interrupts the others and releases their leases. Returns once every thread of
-   * the pool has stopped or been given up on (a handler that ignores interrupts is left running,
-   * its result refused). Calling it again does nothing.
+   * Stops claiming, releases the prefetched tasks no handler has started, waits up to {@code
+   * timeout} for the running handlers to finish and record their outcomes (and at least 5 s for the
+   * completions of those that finished), then interrupts the others and releases their leases.
+   * Returns about 200 ms after the timeout at the latest when handlers had to be interrupted (a
+   * handler that ignores interrupts is left running, its result refused). Calling it again does
+   * nothing.
    *
    * @param timeout how long to wait for running handlers; zero to release at once
-   * @return true when every task ended within the timeout (nothing had to be released)
+   * @return true when every started handler ended within the timeout (no running task had to be
+   *     released)
    */
   public boolean close(Duration timeout) {
     synchronized (this) {
@@ -881,12 +940,20 @@ public final class WorkerPool implements AutoCloseable {
     boolean clean = await(workers, timeout);
     // the finished tasks' completions, in the time left (and at least a moment)
     long drainEnd = Math.max(end, System.nanoTime() + Duration.ofSeconds(5).toNanos());
-    while ((!finished.isEmpty() || completing > 0) && System.nanoTime() < drainEnd) {
+    while (awaitingCompletion.get() > 0 && System.nanoTime() < drainEnd) {
       pause(Duration.ofMillis(5));
     }
-    if (!clean || !running.isEmpty()) {
+    // the handlers still running (a finished one awaiting its completion is the completer's)
+    List<Running> left = new ArrayList<>();
+    for (Running r : running) {
+      synchronized (r) {
+        if (!r.finished) {
+          left.add(r);
+        }
+      }
+    }
+    if (!clean || !left.isEmpty()) {
       clean = false;
-      List<Running> left = new ArrayList<>(running);
       LOG.warn(
           "ledger worker {}: {} tasks still running after {}; interrupting them and releasing"
               + " their leases",
@@ -898,7 +965,8 @@ public final class WorkerPool implements AutoCloseable {
         release(r);
       }
       workers.shutdownNow();
-      await(workers, Duration.ofSeconds(2));
+      // their leases are released: a short grace for the interrupted threads, not a second wait
+      await(workers, Duration.ofMillis(200));
     }
     timers.shutdownNow();
     life = State.CLOSED;

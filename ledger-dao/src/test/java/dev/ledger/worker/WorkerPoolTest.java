@@ -165,6 +165,9 @@ class WorkerPoolTest {
     // an operator re-files the dead letter: a fresh chain, admitted, run once more
     String again = ledger.refile(dead.get(0).id());
     assertThat(ledger.refile(dead.get(0).id())).isEqualTo(again);
+    assertThat(ledger.get(again).spec().origin()).isEqualTo(chain.get(3).spec().origin());
+    assertThat(ledger.get(again).spec().upstreamEvent()).isEqualTo("refiled:" + chain.get(3).id());
+    assertThat(ledger.deadLetters(domain)).isEmpty(); // handled: no longer listed
     await("the re-filed task's first run", Duration.ofSeconds(10), () -> poisonRuns.size() == 5);
   }
 

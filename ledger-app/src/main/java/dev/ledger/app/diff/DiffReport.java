@@ -2,7 +2,6 @@ package dev.ledger.app.diff;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.ArrayList;
@@ -151,10 +150,10 @@ public record DiffReport(
    * {@code name}, {@code action}, {@code before}, {@code after}, {@code class}, {@code reason},
    * {@code hint}, {@code sql}) and the whole {@code sql} script.
    *
-   * @return pretty-printed JSON ending with a line break
+   * @return JSON on one line, ending with a line break
    */
   public String json() {
-    ObjectMapper mapper = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
+    ObjectMapper mapper = new ObjectMapper();
     ObjectNode root = mapper.createObjectNode();
     root.put("verdict", verdict());
     root.put("base", base);

@@ -42,6 +42,9 @@ import org.postgresql.ds.PGSimpleDataSource;
  * server given by a JDBC URL; only the scratch schemas (and schemas the migrations create) are made
  * and dropped there, so point it at a database nobody else changes the schema of meanwhile.
  *
+ * <p>The connections are reused ({@link ReusedConnections}, each reset with {@code DISCARD ALL}
+ * before its next use) rather than one opened per step, and closed by {@link #close()}.
+ *
  * <p>Sets are applied one after the other, never at once: the schemas a set creates besides its
  * scratch schema are found by comparing the schema names before and after it ran.
  */
@@ -54,7 +57,7 @@ public final class ScratchPostgres implements AutoCloseable {
   private static final Pattern PASSWORD = Pattern.compile("[?&]password=([^&]*)");
   private static final SecureRandom RANDOM = new SecureRandom();
 
-  private final PGSimpleDataSource dataSource;
+  private final ReusedConnections dataSource;
   private final EmbeddedPostgres embedded;
   private final Path dataDirectory;
   private final List<String> secrets;
@@ -64,7 +67,7 @@ public final class ScratchPostgres implements AutoCloseable {
       EmbeddedPostgres embedded,
       Path dataDirectory,
       List<String> secrets) {
-    this.dataSource = dataSource;
+    this.dataSource = new ReusedConnections(dataSource);
     this.embedded = embedded;
     this.dataDirectory = dataDirectory;
     this.secrets = secrets;
@@ -372,12 +375,14 @@ public final class ScratchPostgres implements AutoCloseable {
   }
 
   /**
-   * Stops the embedded server and removes its data; for a server given by URL, nothing.
+   * Closes the connections kept for reuse, then stops the embedded server and removes its data; of
+   * a server given by URL, nothing else is touched.
    *
    * @throws SchemaDiffException when the embedded server does not stop
    */
   @Override
   public void close() {
+    dataSource.close();
     if (embedded == null) {
       return;
     }

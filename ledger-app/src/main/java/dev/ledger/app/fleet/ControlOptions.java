@@ -44,11 +44,7 @@ public final class ControlOptions {
       throw new IllegalArgumentException(
           "--control: required (or set LEDGER_CONTROL_URL): the control database's JDBC URL");
     }
-    try {
-      dsn = Dsn.parse(url.strip());
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException("--control: " + e.getMessage(), null);
-    }
+    dsn = dev.ledger.app.DatabaseOptions.parse("--control", url);
     secrets.accept(dsn);
     HikariConfig config = new HikariConfig();
     config.setDataSource(dsn.dataSource());

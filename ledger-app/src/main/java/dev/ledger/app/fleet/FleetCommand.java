@@ -1,6 +1,7 @@
 package dev.ledger.app.fleet;
 
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /**
  * {@code ledger-app fleet}: the reconciler over a control database's tenant registry ({@link
@@ -10,10 +11,21 @@ import picocli.CommandLine.Command;
     name = "fleet",
     mixinStandardHelpOptions = true,
     description = "Migrate a fleet of tenant databases listed in a control database.",
+    footer = {
+      "",
+      "Examples:",
+      "  ledger-app fleet list --control \"$LEDGER_CONTROL_URL\" --json",
+      "  ledger-app fleet migrate --control \"$LEDGER_CONTROL_URL\""
+    },
     subcommands = {
       FleetRegisterCommand.class,
       FleetListCommand.class,
       FleetPlanCommand.class,
       FleetMigrateCommand.class
     })
-public final class FleetCommand {}
+public final class FleetCommand {
+
+  /** {@code --json} before the subcommand: an error is printed as a JSON document too. */
+  @Option(names = "--json", description = "Print errors as one JSON document on stdout too.")
+  boolean json;
+}

@@ -4,7 +4,6 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.ledger.app.ExitCodes;
 import dev.ledger.app.migrate.Json;
 import dev.ledger.app.migrate.RedactingCommand;
-import dev.ledger.migrate.Dsn;
 import dev.ledger.migrate.Fleet;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -54,11 +53,7 @@ public final class FleetRegisterCommand extends RedactingCommand {
 
   @Override
   protected int run() {
-    try {
-      secret(Dsn.parse(dsn));
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException("--dsn: " + e.getMessage(), null);
-    }
+    secret(dev.ledger.app.DatabaseOptions.parse("--dsn", dsn));
     boolean created;
     try (HikariDataSource ds = control.open(this::secret)) {
       created = !control.hasRegistry(ds);

@@ -16,10 +16,11 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * The {@code --json} output of the migration and fleet commands: one object, {@code {"command",
- * "exitCode", "ok", "report"}}, the report being the engine's report record as Jackson writes
- * records (component names as keys). Enum values are lowercase ({@code "created"}), instants and
- * durations ISO-8601 ({@code "2026-11-29T23:35:59.123456Z"}, {@code "PT1.204S"}).
+ * The {@code --json} output of the migration and fleet commands, and every command's error
+ * document: one object on one line, {@code {"command", "exitCode", "ok", "report"}}, the report
+ * being the engine's report record as Jackson writes records (component names as keys). Enum values
+ * are lowercase ({@code "created"}), instants and durations ISO-8601 ({@code
+ * "2026-11-29T23:35:59.123456Z"}, {@code "PT1.204S"}).
  */
 public final class Json {
 
@@ -34,14 +35,31 @@ public final class Json {
    * @param exitCode the exit code the command returns
    * @param ok whether it succeeded
    * @param report the report record (or list), written as is
-   * @return pretty-printed JSON
+   * @return JSON on one line, as every {@code --json} document is
    */
   public static String document(String command, int exitCode, boolean ok, Object report) {
+    return document(command, exitCode, ok, report, Map.of());
+  }
+
+  /**
+   * A command's JSON document with fields of its own after the report, e.g. {@code migrate
+   * --provision}'s {@code provisioned}.
+   *
+   * @param command e.g. {@code migrate}
+   * @param exitCode the exit code the command returns
+   * @param ok whether the run succeeded
+   * @param report the report object
+   * @param extra the further fields, in order; empty for none
+   * @return the JSON text
+   */
+  public static String document(
+      String command, int exitCode, boolean ok, Object report, Map<String, Object> extra) {
     Map<String, Object> doc = new LinkedHashMap<>();
     doc.put("command", command);
     doc.put("exitCode", exitCode);
     doc.put("ok", ok);
     doc.put("report", report);
+    doc.putAll(extra);
     return write(doc);
   }
 
@@ -52,7 +70,7 @@ public final class Json {
    * @param command e.g. {@code migrate}
    * @param exitCode the exit code the command returns (2, 4, 6, ...)
    * @param error the one-line error, already redacted
-   * @return pretty-printed JSON
+   * @return JSON on one line, as every {@code --json} document is
    */
   public static String error(String command, int exitCode, String error) {
     Map<String, Object> doc = new LinkedHashMap<>();
@@ -66,7 +84,7 @@ public final class Json {
 
   private static String write(Map<String, Object> doc) {
     try {
-      return MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(doc);
+      return MAPPER.writeValueAsString(doc);
     } catch (JsonProcessingException e) {
       throw new IllegalStateException("a report could not be written as JSON", e);
     }

@@ -1,6 +1,8 @@
 package dev.ledger.app.migrate;
 
 import dev.ledger.migrate.Operation;
+import java.util.ArrayList;
+import java.util.List;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -17,7 +19,8 @@ import picocli.CommandLine.Option;
       "Examples:",
       "  ledger-app migrate                      # the embedded default in $LEDGER_HOME",
       "  ledger-app migrate --json \\",
-      "      --url 'jdbc:postgresql://127.0.0.1:5432/demo?user=postgres'"
+      "      --url 'jdbc:postgresql://127.0.0.1:5432/demo?user=postgres'",
+      "  ledger-app migrate --provision payments --provision mail   # and make two domains"
     },
     mixinStandardHelpOptions = true,
     description = {
@@ -35,6 +38,19 @@ public final class MigrateCommand extends JobCommand {
       description =
           "Domain schemas migrated at once, each on its own connection (default: ${DEFAULT-VALUE}).")
   int parallelism;
+
+  @Option(
+      names = "--provision",
+      paramLabel = "DOMAIN",
+      description =
+          "Make this domain's schema once the migration succeeded, so applications can open the"
+              + " ledger with runtime DDL off (repeatable; a domain that exists is left as it is).")
+  List<String> provision = new ArrayList<>();
+
+  @Override
+  List<String> provision() {
+    return provision;
+  }
 
   @Override
   Operation operation() {

@@ -69,11 +69,29 @@ public final class DemoCommand implements java.util.concurrent.Callable<Integer>
   @Option(names = "--verbose", description = "Show the stack trace of an error.")
   boolean verbose;
 
+  @Option(
+      names = "--json",
+      description = "Print one JSON document at the end: {\"ok\", \"exitCode\", \"lines\"}.")
+  boolean json;
+
   @Spec CommandSpec spec;
 
   @Override
   public Integer call() throws Exception {
-    PrintWriter out = spec.commandLine().getOut();
+    if (!json) {
+      return demo(spec.commandLine().getOut());
+    }
+    java.io.StringWriter text = new java.io.StringWriter();
+    int exit = demo(new PrintWriter(text));
+    var lines = Output.array();
+    text.toString().lines().forEach(lines::add);
+    Output.json(
+        spec.commandLine().getOut(),
+        Output.object().put("ok", exit == ExitCodes.OK).put("exitCode", exit).set("lines", lines));
+    return exit;
+  }
+
+  private int demo(PrintWriter out) throws Exception {
     String given = url != null && !url.isBlank() ? url : System.getenv("LEDGER_URL");
     if (given != null && !given.isBlank()) {
       try (DatabaseOptions.OpenDatabase db = DatabaseOptions.openUrl(given, 8, "public")) {
@@ -226,7 +244,7 @@ public final class DemoCommand implements java.util.concurrent.Callable<Integer>
             + (before.equals(after) ? "identical to" : "DIFFERENT from")
             + " the live one");
 
-    step(out, "done; the README's tour runs the same steps one command at a time");
+    step(out, "done; the tour in docs/cli.md runs the same steps one command at a time");
     out.flush();
     return before.equals(after) ? ExitCodes.OK : ExitCodes.FAILED;
   }

@@ -54,8 +54,8 @@ public final class LedgerCommands {
       for (DomainInfo d : domains) {
         out.println(
             String.format(
-                "%-22s %-3s %6d %6d %6d %6d %6d",
-                Output.fit(d.domain(), 22),
+                "%s %-3s %6d %6d %6d %6d %6d",
+                Output.pad(Output.fit(d.domain(), 22), 22),
                 d.version() == null ? "-" : d.version(),
                 d.tasks().get(Status.PROPOSED),
                 d.tasks().get(Status.ADMITTED),

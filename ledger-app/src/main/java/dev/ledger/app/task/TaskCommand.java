@@ -1,12 +1,20 @@
 package dev.ledger.app.task;
 
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
 
 /** {@code ledger-app task ...}: file, claim, complete and inspect tasks from the shell. */
 @Command(
     name = "task",
     description = "Operate on tasks: file, admit, claim, heartbeat, release, complete, ...",
     mixinStandardHelpOptions = true,
+    footer = {
+      "",
+      "Examples:",
+      "  ledger-app task file --domain payments --title 'Reconcile batch 42'",
+      "  ledger-app task list --domain payments --json",
+      "  ledger-app task dead-letters --domain payments"
+    },
     subcommands = {
       TaskCommands.File.class,
       TaskCommands.Admit.class,
@@ -19,6 +27,13 @@ import picocli.CommandLine.Command;
       TaskCommands.Rescore.class,
       TaskCommands.Post.class,
       TaskCommands.Show.class,
-      TaskCommands.ListTasks.class
+      TaskCommands.ListTasks.class,
+      TaskCommands.DeadLetters.class,
+      TaskCommands.Refile.class
     })
-public final class TaskCommand {}
+public final class TaskCommand {
+
+  /** {@code --json} before the subcommand: an error is printed as a JSON document too. */
+  @Option(names = "--json", description = "Print errors as one JSON document on stdout too.")
+  boolean json;
+}

@@ -369,17 +369,14 @@ public final class TaskCommands {
       if (!t.spec().body().isEmpty()) {
         out.println("body      " + Output.fit(t.spec().body(), w));
       }
-      String status = t.status().wire();
       if (t.status() == Status.CLAIMED) {
-        status +=
-            " by "
-                + t.holder()
-                + " until "
-                + Output.time(t.leaseUntil())
-                + ", attempt "
-                + t.attempts();
+        // one fact a line, so a long holder does not cut the lease's end or the attempt
+        out.println("status    claimed (attempt " + t.attempts() + ")");
+        out.println("holder    " + Output.fit(t.holder(), w));
+        out.println("until     " + Output.time(t.leaseUntil()));
+      } else {
+        out.println("status    " + t.status().wire());
       }
-      out.println("status    " + Output.fit(status, w));
       out.println(
           "priority  " + t.spec().priority() + "   label " + t.spec().classification().wire());
       out.println("requires  " + Output.fit(join(t.spec().requirements()), w));
@@ -470,6 +467,104 @@ public final class TaskCommands {
               + (status == null ? "" : " " + which)
               + " task(s) in "
               + Output.fit(domain, 40));
+      return ExitCodes.OK;
+    }
+  }
+
+  /** {@code task dead-letters}. */
+  @Command(
+      name = "dead-letters",
+      mixinStandardHelpOptions = true,
+      description = {
+        "List a domain's dead letters: tasks that failed their last attempt.",
+        "Oldest first; each with its attempts and its last error, cut to fit (--json: the",
+        "whole records, the full error in reason). Re-file one with: task refile ID; a",
+        "re-filed dead letter leaves the list."
+      },
+      footer = {
+        "",
+        "Example:",
+        "  ledger-app task dead-letters --domain mail",
+        "  ledger-app task dead-letters --domain mail --json | jq -r '.dead_letters[].id'"
+      })
+  public static final class DeadLetters extends LedgerCommand {
+    /** {@code dead letter: attempt 3 of 3 failed at <time>: <error>}. */
+    private static final java.util.regex.Pattern REASON =
+        java.util.regex.Pattern.compile(
+            "^"
+                + java.util.regex.Pattern.quote(dev.ledger.FailureRecord.DEAD_LETTER)
+                + " attempt (\\d+) of (\\d+) failed at \\S+: (.*)$",
+            java.util.regex.Pattern.DOTALL);
+
+    @Option(names = "--domain", required = true, description = "The domain.")
+    String domain;
+
+    @Override
+    protected int run(Ledger ledger, PrintWriter out) {
+      List<Task> dead = ledger.deadLetters(domain);
+      if (json) {
+        var a = Output.array();
+        for (Task t : dead) {
+          ObjectNode o = Output.task(t);
+          java.util.regex.Matcher m = REASON.matcher(t.reason() == null ? "" : t.reason());
+          if (m.matches()) {
+            o.put("attempt", Integer.parseInt(m.group(1)));
+            o.put("max_attempts", Integer.parseInt(m.group(2)));
+            o.put("last_error", m.group(3));
+          } else {
+            o.putNull("attempt").putNull("max_attempts").put("last_error", t.reason());
+          }
+          a.add(o);
+        }
+        Output.json(out, Output.object().put("domain", domain).set("dead_letters", a));
+        return ExitCodes.OK;
+      }
+      out.println(String.format("%-26s %-5s %-20s %s", "ID", "ATT", "TITLE", "LAST ERROR"));
+      for (Task t : dead) {
+        java.util.regex.Matcher m = REASON.matcher(t.reason() == null ? "" : t.reason());
+        String attempts = m.matches() ? m.group(1) + "/" + m.group(2) : "-";
+        String error = m.matches() ? m.group(3) : t.reason();
+        out.println(
+            String.format(
+                "%-26s %-5s %s %s",
+                t.id(),
+                attempts,
+                Output.pad(Output.fit(t.spec().title(), 20), 20),
+                Output.fit(error, Output.WIDTH - 54)));
+      }
+      out.println(dead.size() + " dead letter(s) in " + Output.fit(domain, 40));
+      return ExitCodes.OK;
+    }
+  }
+
+  /** {@code task refile}. */
+  @Command(
+      name = "refile",
+      mixinStandardHelpOptions = true,
+      description = {
+        "File a dead letter again, admitted, with a fresh budget of attempts.",
+        "Prints the new task's id. Re-filing the same dead letter again files nothing and",
+        "prints the same id. A task that is not a dead letter is refused (exit 1)."
+      },
+      footer = {
+        "",
+        "Example:",
+        "  ledger-app task refile t00064a1b2c3d4e5-9f00aa11",
+        "  ledger-app task dead-letters --domain mail --json \\",
+        "      | jq -r '.dead_letters[].id' | xargs -n1 ledger-app task refile"
+      })
+  public static final class Refile extends LedgerCommand {
+    @Parameters(paramLabel = "ID", description = "The dead letter's id.")
+    String id;
+
+    @Override
+    protected int run(Ledger ledger, PrintWriter out) {
+      String again = ledger.refile(id);
+      if (json) {
+        Output.json(out, Output.object().put("id", again).put("refiled", id));
+      } else {
+        out.println(again);
+      }
       return ExitCodes.OK;
     }
   }

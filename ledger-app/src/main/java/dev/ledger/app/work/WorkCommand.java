@@ -34,6 +34,10 @@ import picocli.CommandLine.Spec;
  * standard error as the error, retried with backoff up to {@code --max-attempts}. A lost lease (or
  * the pool closing) kills the command. SIGTERM (or Ctrl-C) closes the pool: no new claims, running
  * commands get {@code --shutdown-timeout} to finish, the rest are killed and their leases released.
+ *
+ * <p>With {@code --json} stdout is JSON lines: {@code {"event":"started",...}} once, {@code
+ * {"event":"handled",...}} per command run, {@code {"event":"stopped",...}} with the counts after a
+ * clean shutdown (an error before the start is the usual error document instead).
  */
 @Command(
     name = "work",
@@ -42,7 +46,8 @@ import picocli.CommandLine.Spec;
       "Run a command for each task of a domain, as a worker pool.",
       "The task goes to the command as JSON on stdin; exit 0 completes it (stdout is the",
       "handoff), non-zero fails it with stderr as the error (retried with backoff, then a dead",
-      "letter). Stops cleanly on SIGTERM."
+      "letter). Stops cleanly on SIGTERM (exit 143). --json prints one JSON line per event:",
+      "started, handled (per command run), stopped (with counts)."
     },
     footer = {
       "",
@@ -116,44 +121,178 @@ public final class WorkCommand implements Callable<Integer> {
   @Option(
       names = "--handling",
       defaultValue = "public",
+      converter = dev.ledger.app.Converters.Labels.class,
       description = "Highest label handled (default: ${DEFAULT-VALUE}).")
-  String handling;
+  Label handling;
+
+  @Option(
+      names = "--json",
+      description = "Print JSON lines: started, handled (each command run), stopped.")
+  boolean json;
+
+  @Option(names = "--verbose", description = "Show the stack trace of an error.")
+  boolean verbose;
+
+  /** What the pool reported, for the summary at shutdown. */
+  private final Counts counts = new Counts();
 
   @Override
   public Integer call() throws InterruptedException {
     PrintWriter out = spec.commandLine().getOut();
     RetryPolicy retry =
-        new RetryPolicy(maxAttempts, backoff, max(backoff, Duration.ofMinutes(5)), 2.0, 0.2);
+        options(
+            () ->
+                new RetryPolicy(
+                    maxAttempts, backoff, max(backoff, Duration.ofMinutes(5)), 2.0, 0.2));
     try (DatabaseOptions.OpenDatabase db = database.open()) {
-      WorkerPool.Builder b =
-          WorkerPool.builder(db.ledger())
-              .dataSource(db.dataSource())
-              .domain(domain, this::run)
-              .concurrency(concurrency)
-              .lease(lease)
-              .pollInterval(poll)
-              .retry(retry)
-              .shutdownTimeout(shutdownTimeout)
-              .manifest(can)
-              .handling(Label.parse(handling));
-      if (holder != null) {
-        b.holder(holder);
-      }
+      WorkerPool.Builder b = options(() -> configure(WorkerPool.builder(db.ledger()), db, retry));
       WorkerPool pool = b.start();
       CountDownLatch stopped = new CountDownLatch(1);
       Thread hook =
           new Thread(
               () -> {
                 pool.close();
+                stopped(out, pool.holder());
                 stopped.countDown();
               },
               "ledger-work-shutdown");
       Runtime.getRuntime().addShutdownHook(hook);
-      out.println(
-          "working on " + domain + " as " + pool.holder() + " (" + concurrency + " at once)");
-      out.flush();
+      if (json) {
+        print(
+            out,
+            Output.object()
+                .put("event", "started")
+                .put("domain", domain)
+                .put("holder", pool.holder())
+                .put("concurrency", concurrency));
+      } else {
+        synchronized (out) {
+          out.println(
+              "working on " + domain + " as " + pool.holder() + " (" + concurrency + " at once)");
+          out.flush();
+        }
+      }
       stopped.await();
       return ExitCodes.OK;
+    }
+  }
+
+  /** The last line, after the pool closed: what it did while it ran. */
+  private void stopped(PrintWriter out, String holderName) {
+    if (json) {
+      print(
+          out,
+          Output.object()
+              .put("event", "stopped")
+              .put("domain", domain)
+              .put("holder", holderName)
+              .put("completed", counts.completed.get())
+              .put("retried", counts.retried.get())
+              .put("dead", counts.dead.get())
+              .put("lost", counts.lost.get()));
+      return;
+    }
+    synchronized (out) {
+      out.println(
+          "stopped: "
+              + counts.completed.get()
+              + " completed, "
+              + counts.retried.get()
+              + " failed and retried, "
+              + counts.dead.get()
+              + " dead letter(s), "
+              + counts.lost.get()
+              + " lease(s) lost");
+      out.flush();
+    }
+  }
+
+  /** One JSON line; the pool's threads print at once, so one line at a time. */
+  private static void print(PrintWriter out, ObjectNode line) {
+    synchronized (out) {
+      Output.json(out, line);
+    }
+  }
+
+  /** The pool's reports that the summary counts; thread-safe. */
+  private static final class Counts implements dev.ledger.worker.WorkerMetrics {
+    final java.util.concurrent.atomic.AtomicLong completed =
+        new java.util.concurrent.atomic.AtomicLong();
+    final java.util.concurrent.atomic.AtomicLong retried =
+        new java.util.concurrent.atomic.AtomicLong();
+    final java.util.concurrent.atomic.AtomicLong dead =
+        new java.util.concurrent.atomic.AtomicLong();
+    final java.util.concurrent.atomic.AtomicLong lost =
+        new java.util.concurrent.atomic.AtomicLong();
+
+    @Override
+    public void completed(String domain) {
+      completed.incrementAndGet();
+    }
+
+    @Override
+    public void retried(String domain) {
+      retried.incrementAndGet();
+    }
+
+    @Override
+    public void dead(String domain) {
+      dead.incrementAndGet();
+    }
+
+    @Override
+    public void leaseLost(String domain) {
+      lost.incrementAndGet();
+    }
+  }
+
+  /** The pool as the options say; the library checks each value. */
+  private WorkerPool.Builder configure(
+      WorkerPool.Builder b, DatabaseOptions.OpenDatabase db, RetryPolicy retry) {
+    b.dataSource(db.dataSource())
+        .retry(retry)
+        .domain(domain, this::run)
+        .concurrency(concurrency)
+        .lease(lease)
+        .pollInterval(poll)
+        .shutdownTimeout(shutdownTimeout)
+        .manifest(can)
+        .handling(handling)
+        .metrics(counts);
+    if (holder != null) {
+      b.holder(holder);
+    }
+    return b;
+  }
+
+  /** The library's names of the values this command's options set. */
+  private static final java.util.Map<String, String> OPTIONS =
+      java.util.Map.of(
+          "lease", "--lease",
+          "poll_interval", "--poll",
+          "initial", "--backoff",
+          "maxAttempts", "--max-attempts",
+          "shutdown_timeout", "--shutdown-timeout",
+          "concurrency", "--concurrency",
+          "holder", "--holder",
+          "domain", "--domain");
+
+  /**
+   * Runs a step that checks option values, and names the option in its error ({@code --backoff:
+   * must be more than zero}) instead of the library's field ({@code initial: ...}).
+   */
+  private <T> T options(java.util.function.Supplier<T> step) {
+    try {
+      return step.get();
+    } catch (IllegalArgumentException | dev.ledger.InvalidInputException e) {
+      String m = String.valueOf(e.getMessage());
+      int colon = m.indexOf(": ");
+      String option = colon > 0 ? OPTIONS.get(m.substring(0, colon)) : null;
+      if (option == null) {
+        throw e;
+      }
+      throw new picocli.CommandLine.ParameterException(
+          spec.commandLine(), option + ": " + m.substring(colon + 2));
     }
   }
 
@@ -171,6 +310,7 @@ public final class WorkCommand implements Callable<Integer> {
     pb.environment().put("LEDGER_TASK_ID", task.id());
     pb.environment().put("LEDGER_DOMAIN", task.spec().domain());
     pb.environment().put("LEDGER_ATTEMPT", Integer.toString(ctx.attempt()));
+    long started = System.nanoTime();
     Process p = pb.start();
     Capture stdout = new Capture(p.getInputStream());
     Capture stderr = new Capture(p.getErrorStream());
@@ -183,6 +323,18 @@ public final class WorkCommand implements Callable<Integer> {
       int code = p.waitFor();
       stdout.join();
       stderr.join();
+      if (json) {
+        print(
+            spec.commandLine().getOut(),
+            Output.object()
+                .put("event", "handled")
+                .put("id", task.id())
+                .put("attempt", ctx.attempt())
+                .put("max_attempts", ctx.maxAttempts())
+                .put("exit", code)
+                .put("outcome", code == 0 ? "done" : "failed")
+                .put("ms", (System.nanoTime() - started) / 1_000_000));
+      }
       if (code == 0) {
         String handoff = stdout.text().strip();
         return Outcome.done(handoff.isEmpty() ? null : handoff);

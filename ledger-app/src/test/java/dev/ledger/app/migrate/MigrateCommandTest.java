@@ -102,6 +102,47 @@ class MigrateCommandTest {
   }
 
   @Test
+  void migrate_provision_makes_the_domains_so_a_ledger_without_runtime_ddl_files_into_them()
+      throws Exception {
+    String db = PostgresExtension.newDatabase();
+    try {
+      String url = TestServer.get().urlFor(db);
+      Cli.Result bad = Cli.run("migrate", "--url", url, "--provision", " ");
+      assertThat(bad.exit()).isEqualTo(ExitCodes.USAGE);
+      assertThat(bad.err().strip())
+          .isEqualTo(
+              "ledger-app migrate: --provision: must not be only whitespace or invisible"
+                  + " characters");
+
+      Cli.Result first =
+          Cli.run("migrate", "--url", url, "--provision", "payments", "--provision", "mail");
+      assertThat(first.exit()).as(first.err()).isEqualTo(ExitCodes.OK);
+      assertThat(first.out())
+          .contains(
+              "provisioned payments: schema " + DomainSchemas.schemaName("payments") + " created")
+          .contains("provisioned mail: schema " + DomainSchemas.schemaName("mail") + " created");
+
+      Cli.Result again = Cli.run("migrate", "--url", url, "--provision", "mail", "--json");
+      assertThat(again.exit()).as(again.err()).isEqualTo(ExitCodes.OK);
+      JsonNode doc = JSON.readTree(again.out());
+      assertThat(doc.at("/report/counts/current").asInt()).isEqualTo(3); // directory + 2 domains
+      assertThat(doc.at("/provisioned/0/domain").asText()).isEqualTo("mail");
+      assertThat(doc.at("/provisioned/0/schema").asText())
+          .isEqualTo(DomainSchemas.schemaName("mail"));
+      assertThat(doc.at("/provisioned/0/created").asBoolean()).isFalse();
+
+      try (com.zaxxer.hikari.HikariDataSource ds = PostgresExtension.pool(url, 2)) {
+        dev.ledger.Ledger noDdl =
+            dev.ledger.Ledger.open(ds, dev.ledger.LedgerConfig.builder().runtimeDdl(false).build());
+        String id = noDdl.fileAndAdmit(dev.ledger.TaskSpec.builder("payments", "first").build());
+        assertThat(noDdl.get(id).status()).isEqualTo(dev.ledger.Status.ADMITTED);
+      }
+    } finally {
+      PostgresExtension.dropDatabase(db);
+    }
+  }
+
+  @Test
   void a_history_edited_by_hand_is_found_by_migrate_verify_which_exits_1_naming_the_migration()
       throws Exception {
     String db = PostgresExtension.newDatabase();
@@ -195,7 +236,9 @@ class MigrateCommandTest {
   void a_url_that_is_not_a_jdbc_url_is_a_usage_error_and_is_not_echoed() {
     Cli.Result result = Cli.run("migrate", "--url", "mysql://admin:pw-in-url-91@db/ledger");
     assertThat(result.exit()).isEqualTo(ExitCodes.USAGE);
-    assertThat(result.err()).contains("--url: dsn: not a PostgreSQL JDBC URL");
+    assertThat(result.err())
+        .startsWith("ledger-app migrate: --url: not a PostgreSQL JDBC URL; expected")
+        .doesNotContain("dsn:");
     assertThat(result.all()).doesNotContain("pw-in-url-91");
   }
 

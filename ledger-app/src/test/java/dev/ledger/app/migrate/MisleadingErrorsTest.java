@@ -71,7 +71,7 @@ class MisleadingErrorsTest {
       }
       Cli.Result json = Cli.run("migrate", "--url", url, "--json");
       assertThat(json.exit()).isEqualTo(ExitCodes.FOREIGN_SCHEMA);
-      assertThat(json.out()).contains("\"state\" : \"foreign\"").contains("\"exitCode\" : 7");
+      assertThat(json.out()).contains("\"state\":\"foreign\"").contains("\"exitCode\":7");
     } finally {
       PostgresExtension.dropDatabase(db);
     }

@@ -5,7 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ledger.DomainInfo;
+import dev.ledger.Label;
+import dev.ledger.Lease;
 import dev.ledger.Ledger;
+import dev.ledger.Task;
+import dev.ledger.TaskSpec;
 import dev.ledger.app.ExitCodes;
 import dev.ledger.app.Main;
 import dev.ledger.migrate.Dsn;
@@ -15,6 +19,7 @@ import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -211,6 +216,141 @@ class TaskCommandsTest {
   }
 
   @Test
+  void dead_letters_lists_each_with_attempts_and_last_error_and_refile_files_it_again_once()
+      throws Exception {
+    Ledger ledger = Ledger.open(PG.dataSource());
+    String id = ledger.file(TaskSpec.builder("mail", "Send the report").maxAttempts(2).build());
+    ledger.admit(id);
+    Lease first =
+        ledger
+            .claimNext("mail", "w1", Duration.ofMinutes(1), List.of(), Label.PUBLIC)
+            .orElseThrow();
+    String retry = ledger.fail(first, "exit 3: smtp refused", 2, Duration.ZERO).retryId();
+    assertThat(ledger.admitDue("mail", 10)).containsExactly(retry);
+    Lease second =
+        ledger
+            .claimNext("mail", "w1", Duration.ofMinutes(1), List.of(), Label.PUBLIC)
+            .orElseThrow();
+    assertThat(second.taskId()).isEqualTo(retry);
+    String error = "exit 3: smtp refused by mx1.example.org\nafter three tries";
+    assertThat(ledger.fail(second, error, 2, Duration.ZERO).deadLetter()).isTrue();
+
+    Run text = run("task", "dead-letters", "--domain", "mail");
+    assertThat(text.exit()).isZero();
+    assertThat(text.out())
+        .isEqualTo(
+            String.format("%-26s %-5s %-20s %s%n", "ID", "ATT", "TITLE", "LAST ERROR")
+                + String.format(
+                    "%-26s %-5s %-20s %s%n",
+                    retry, "2/2", "Send the report", "exit 3: smtp refused by m…")
+                + "1 dead letter(s) in mail"
+                + System.lineSeparator());
+    assertThat(text.out().lines()).allSatisfy(l -> assertThat(l.length()).isLessThanOrEqualTo(80));
+
+    Run json = run("task", "dead-letters", "--domain", "mail", "--json");
+    assertThat(json.exit()).isZero();
+    assertThat(json.out().strip()).doesNotContain("\n");
+    assertThat(json.json().get("domain").asText()).isEqualTo("mail");
+    assertThat(json.json().get("dead_letters")).hasSize(1);
+    JsonNode dead = json.json().get("dead_letters").get(0);
+    assertThat(dead.get("id").asText()).isEqualTo(retry);
+    assertThat(dead.get("status").asText()).isEqualTo("invalidated");
+    assertThat(dead.get("title").asText()).isEqualTo("Send the report");
+    assertThat(dead.get("attempt").asInt()).isEqualTo(2);
+    assertThat(dead.get("max_attempts").asInt()).isEqualTo(2);
+    assertThat(dead.get("last_error").asText()).isEqualTo(error);
+    assertThat(dead.get("reason").asText())
+        .startsWith("dead letter: attempt 2 of 2 failed at ")
+        .endsWith(": " + error);
+
+    Run none = run("task", "dead-letters", "--domain", "nowhere", "--json");
+    assertThat(none.exit()).isZero();
+    assertThat(none.out())
+        .isEqualTo("{\"domain\":\"nowhere\",\"dead_letters\":[]}" + System.lineSeparator());
+
+    Run refiled = run("task", "refile", retry);
+    assertThat(refiled.exit()).as(refiled.err()).isZero();
+    String again = refiled.out().strip();
+    assertThat(again).startsWith("t").isNotEqualTo(retry).isNotEqualTo(id);
+    assertThat(refiled.out()).isEqualTo(again + System.lineSeparator());
+    Task refiledTask = ledger.get(again);
+    assertThat(refiledTask.status()).isEqualTo(dev.ledger.Status.ADMITTED);
+    assertThat(refiledTask.spec().title()).isEqualTo("Send the report");
+    assertThat(refiledTask.spec().upstreamEvent()).isEqualTo("refiled:" + retry);
+
+    Run twice = run("task", "refile", retry, "--json");
+    assertThat(twice.exit()).isZero();
+    assertThat(twice.out())
+        .isEqualTo(
+            "{\"id\":\"" + again + "\",\"refiled\":\"" + retry + "\"}" + System.lineSeparator());
+    assertThat(ledger.list("mail", dev.ledger.Status.ADMITTED))
+        .extracting(Task::id)
+        .containsExactly(again);
+    // a re-filed dead letter leaves the list (its successor is admitted, not dead)
+    assertThat(run("task", "dead-letters", "--domain", "mail").out())
+        .endsWith("0 dead letter(s) in mail" + System.lineSeparator());
+
+    Run notDead = run("task", "refile", again, "--json");
+    assertThat(notDead.exit()).isEqualTo(ExitCodes.FAILED);
+    assertThat(notDead.err()).hasLineCount(1).contains("only a dead letter can be re-filed");
+    assertThat(notDead.json().get("exitCode").asInt()).isEqualTo(ExitCodes.FAILED);
+    assertThat(notDead.json().get("command").asText()).isEqualTo("ledger-app task refile");
+    Run unknown = run("task", "refile", "t-none");
+    assertThat(unknown.exit()).isEqualTo(ExitCodes.FAILED);
+    assertThat(unknown.err()).isEqualTo("error: no task with id 't-none'" + System.lineSeparator());
+  }
+
+  @Test
+  void show_of_a_claimed_task_puts_holder_and_lease_end_on_lines_of_their_own_uncut()
+      throws Exception {
+    String id = run("task", "file", "--domain", "show", "--title", "t").out().strip();
+    run("task", "admit", id);
+    String holder = "worker-on-ip-10-0-0-17.eu-west-1.compute.internal-pid-4242-a1b2c3";
+    Run claimed = run("task", "claim", "--domain", "show", "--holder", holder, "--json");
+    String until = claimed.json().get("until").asText();
+    Run shown = run("task", "show", id);
+    assertThat(shown.exit()).isZero();
+    assertThat(shown.out().lines())
+        .containsSubsequence(
+            "status    claimed (attempt 1)", "holder    " + holder, "until     " + until);
+    assertThat(shown.out()).doesNotContain("…");
+    assertThat(shown.out().lines()).allSatisfy(l -> assertThat(l.length()).isLessThanOrEqualTo(80));
+  }
+
+  @Test
+  void domains_pads_names_by_display_width_so_cjk_and_emoji_names_line_up() {
+    for (String domain : List.of("支払い", "📧mail", "ops")) {
+      assertThat(run("task", "file", "--domain", domain, "--title", "t").exit()).isZero();
+    }
+    String v = dev.ledger.schema.LedgerMigrations.DOMAIN_VERSION;
+    String counts = String.format(" %-3s %6d %6d %6d %6d %6d", v, 1, 0, 0, 0, 0);
+    Run text = run("domains");
+    assertThat(text.out().lines())
+        .contains(
+            "支払い" + " ".repeat(22 - 6) + counts,
+            "📧mail" + " ".repeat(22 - 6) + counts,
+            "ops" + " ".repeat(22 - 3) + counts);
+    assertThat(dev.ledger.app.Output.width("支払い📧mail")).isEqualTo(12);
+    assertThat(dev.ledger.app.Output.fit("支払い支払い支払い支払い", 9)).isEqualTo("支払い支…");
+  }
+
+  @Test
+  void work_names_the_option_whose_value_the_pool_refuses() {
+    Run poll = run("work", "--domain", "w", "--command", "true", "--poll", "0s");
+    assertThat(poll.exit()).isEqualTo(ExitCodes.USAGE);
+    assertThat(poll.err())
+        .isEqualTo(
+            "error: --poll: must be 10 ms to 1 hour (see 'ledger-app work --help')"
+                + System.lineSeparator());
+    Run lease = run("work", "--domain", "w", "--command", "true", "--lease", "100ms");
+    assertThat(lease.exit()).isEqualTo(ExitCodes.USAGE);
+    assertThat(lease.err())
+        .isEqualTo(
+            "error: --lease: must be at least 300 ms, was PT0.1S (see 'ledger-app work --help')"
+                + System.lineSeparator());
+  }
+
+  @Test
   void bad_input_is_one_line_with_a_usage_exit_code() {
     Run empty = run("task", "file", "--domain", "x", "--title", "");
     assertThat(empty.exit()).isEqualTo(ExitCodes.USAGE);
@@ -239,6 +379,8 @@ class TaskCommandsTest {
             new String[] {"task", "claim"},
             new String[] {"task", "complete"},
             new String[] {"task", "show"},
+            new String[] {"task", "dead-letters"},
+            new String[] {"task", "refile"},
             new String[] {"domains"},
             new String[] {"promote"},
             new String[] {"scrub"},
@@ -302,6 +444,25 @@ class TaskCommandsTest {
     assertThat(out.toString())
         .contains("filed and admitted 36 tasks")
         .contains("completed 12, still admitted 0")
-        .contains("projection identical to the live one");
+        .contains("projection identical to the live one")
+        .endsWith(
+            "==> done; the tour in docs/cli.md runs the same steps one command at a time"
+                + System.lineSeparator());
+  }
+
+  @Test
+  void demo_with_json_prints_one_document_with_its_lines() throws Exception {
+    Run demo = run("demo", "--json");
+    assertThat(demo.exit()).isZero();
+    assertThat(demo.out().lines()).hasSize(1);
+    JsonNode doc = demo.json();
+    assertThat(doc.get("ok").asBoolean()).isTrue();
+    assertThat(doc.get("exitCode").asInt()).isZero();
+    List<String> lines = new ArrayList<>();
+    doc.get("lines").forEach(l -> lines.add(l.asText()));
+    assertThat(lines.get(0)).startsWith("==> running in new domains (suffix -");
+    assertThat(lines).contains("  filed and admitted 36 tasks");
+    assertThat(lines.get(lines.size() - 1))
+        .isEqualTo("==> done; the tour in docs/cli.md runs the same steps one command at a time");
   }
 }

@@ -2,6 +2,8 @@ package dev.ledger.app.work;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ledger.Ledger;
 import dev.ledger.Status;
 import dev.ledger.Task;
@@ -93,7 +95,96 @@ class WorkCommandTest {
       assertThat(ledger.list("ops", Status.CLAIMED)).isEmpty();
       assertThat(ledger.get(slow).status()).isEqualTo(Status.COMPLETED);
       assertThat(ledger.get(slow).handoff()).isEqualTo("\"title\":\"slow\"");
-      assertThat(Files.readString(dir.resolve("work.out"))).contains("working on ops");
+      assertThat(Files.readString(dir.resolve("work.out")))
+          .contains("working on ops")
+          .endsWith(
+              "stopped: 2 completed, 1 failed and retried, 1 dead letter(s), 0 lease(s) lost\n");
+    } finally {
+      p.destroyForcibly();
+    }
+  }
+
+  @Test
+  void with_json_prints_a_line_per_event_and_a_summary_then_exits_143_on_sigterm()
+      throws Exception {
+    Ledger ledger = Ledger.open(PG.dataSource());
+    String good = ledger.file(TaskSpec.builder("jobs", "good").body("ok").build());
+    ledger.admit(good);
+    String bad = ledger.file(TaskSpec.builder("jobs", "bad").body("fail please").build());
+    ledger.admit(bad);
+    String command =
+        "read doc; case \"$doc\" in *'fail please'*) echo nope >&2; exit 3;; esac; echo fine";
+    String classpath =
+        System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    ProcessBuilder pb =
+        new ProcessBuilder(
+            java,
+            // the app's log configuration (stderr), not the tests' (stdout)
+            "-Dlogback.configurationFile="
+                + Path.of("src/main/resources/logback.xml").toAbsolutePath(),
+            "-cp",
+            classpath,
+            "dev.ledger.app.Main",
+            "work",
+            "--url",
+            PG.jdbcUrl(),
+            "--domain",
+            "jobs",
+            "--command",
+            command,
+            "--holder",
+            "w-json",
+            "--max-attempts",
+            "1",
+            "--poll",
+            "200ms",
+            "--json");
+    pb.redirectOutput(dir.resolve("work.out").toFile());
+    pb.redirectError(dir.resolve("work.err").toFile());
+    Process p = pb.start();
+    try {
+      long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+      while ((ledger.get(good).status() != Status.COMPLETED || ledger.deadLetters("jobs").isEmpty())
+          && System.nanoTime() < end) {
+        assertThat(p.isAlive()).as(Files.readString(dir.resolve("work.err"))).isTrue();
+        Thread.sleep(50);
+      }
+      assertThat(ledger.deadLetters("jobs")).extracting(Task::id).containsExactly(bad);
+      p.destroy(); // SIGTERM
+      assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
+      // the JVM's status after SIGTERM, however cleanly it stopped: 128 + 15
+      assertThat(p.exitValue()).isEqualTo(143);
+      ObjectMapper mapper = new ObjectMapper();
+      List<JsonNode> lines = new java.util.ArrayList<>();
+      for (String line : Files.readAllLines(dir.resolve("work.out"))) {
+        lines.add(mapper.readTree(line));
+      }
+      assertThat(lines).hasSize(4);
+      JsonNode started = lines.get(0);
+      assertThat(started.get("event").asText()).isEqualTo("started");
+      assertThat(started.get("domain").asText()).isEqualTo("jobs");
+      assertThat(started.get("holder").asText()).isEqualTo("w-json");
+      assertThat(started.get("concurrency").asInt()).isEqualTo(1);
+      java.util.Map<String, JsonNode> handled = new java.util.HashMap<>();
+      for (JsonNode l : lines.subList(1, 3)) {
+        assertThat(l.get("event").asText()).isEqualTo("handled");
+        handled.put(l.get("id").asText(), l);
+      }
+      assertThat(handled.keySet()).containsExactlyInAnyOrder(good, bad);
+      assertThat(handled.get(good).get("exit").asInt()).isZero();
+      assertThat(handled.get(good).get("outcome").asText()).isEqualTo("done");
+      assertThat(handled.get(good).get("attempt").asInt()).isEqualTo(1);
+      assertThat(handled.get(good).get("max_attempts").asInt()).isEqualTo(1);
+      assertThat(handled.get(bad).get("exit").asInt()).isEqualTo(3);
+      assertThat(handled.get(bad).get("outcome").asText()).isEqualTo("failed");
+      assertThat(handled.get(bad).get("ms").asLong()).isNotNegative();
+      JsonNode stopped = lines.get(3);
+      assertThat(stopped.toString())
+          .isEqualTo(
+              "{\"event\":\"stopped\",\"domain\":\"jobs\",\"holder\":\"w-json\","
+                  + "\"completed\":1,\"retried\":0,\"dead\":1,\"lost\":0}");
+      assertThat(ledger.list("jobs", Status.CLAIMED)).isEmpty();
     } finally {
       p.destroyForcibly();
     }
