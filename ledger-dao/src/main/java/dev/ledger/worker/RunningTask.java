@@ -4,13 +4,12 @@ import dev.ledger.Lease;
 import dev.ledger.LeaseLostException;
 import dev.ledger.Pickup;
 import dev.ledger.Task;
-import java.util.concurrent.ScheduledFuture;
 
 /**
  * One claimed task of a pool, from its claim to its recorded outcome (or its release at close):
- * what was claimed, the handler's thread while it runs, its heartbeat, and the context the handler
- * sees. Guards the handler's thread against a late interrupt: {@link #lose} interrupts only while
- * the handler runs, and {@link #finish} clears an interrupt the pool sent.
+ * what was claimed, the handler's thread while it runs, when its next heartbeat is due, and the
+ * context the handler sees. Guards the handler's thread against a late interrupt: {@link #lose}
+ * interrupts only while the handler runs, and {@link #finish} clears an interrupt the pool sent.
  */
 final class RunningTask {
 
@@ -29,7 +28,11 @@ final class RunningTask {
   volatile TaskContext context;
   private Thread thread;
   private boolean finished;
-  ScheduledFuture<?> heartbeat;
+
+  /** While the handler runs: heartbeats due from {@link #nextBeat} (System.nanoTime). */
+  volatile boolean beating;
+
+  volatile long nextBeat;
 
   RunningTask(String tenant, String domain, Lease claimed, Task task, Pickup pickup) {
     this.tenant = tenant;

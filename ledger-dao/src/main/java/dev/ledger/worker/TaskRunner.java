@@ -29,13 +29,14 @@ import org.slf4j.Logger;
  * The task execution path both pools share ({@link WorkerPool}, {@link TenantWorkerPool}): the
  * claim of a batch (one statement, {@link Ledger#claimTasks}, timed for {@link
  * WorkerMetrics#claimed}) and, when needed, how each task came to be claimable ({@link
- * Ledger#pickups}); the worker threads and the heartbeat scheduler; per task the crash count (a
- * claim that took over an expired lease is a failed attempt, the handler not run), the handler's
- * run under heartbeats (a refused one marks the lease lost and interrupts the handler), the failure
- * recorded with retry, backoff or dead letter ({@link Ledger#fail}), the completion handed to the
- * {@link Completer}, and the meters; at close, the wait for running handlers and the release of
- * what is left. What a pool decides itself (which ledger a task is of, its handler, what a retry's
- * time or a task's end means to its dispatcher) it says through {@link Pool}.
+ * Ledger#pickups}); the worker threads (prestarted) and the heartbeat sweep (one timer task beats
+ * every running task that is due); per task the crash count (a claim that took over an expired
+ * lease is a failed attempt, the handler not run), the handler's run under heartbeats (a refused
+ * one marks the lease lost and interrupts the handler), the failure recorded with retry, backoff or
+ * dead letter ({@link Ledger#fail}), the completion handed to the {@link Completer}, and the
+ * meters; at close, the wait for running handlers and the release of what is left. What a pool
+ * decides itself (which ledger a task is of, its handler, what a retry's time or a task's end means
+ * to its dispatcher) it says through {@link Pool}.
  */
 final class TaskRunner {
 
@@ -140,12 +141,16 @@ final class TaskRunner {
             TimeUnit.MILLISECONDS,
             new LinkedBlockingQueue<>(Math.max(1, queued)),
             daemon(() -> prefix + "-" + n.incrementAndGet()));
+    // started now, not on the first tasks: a thread's start is on the first pickups' path
+    workers.prestartAllCoreThreads();
     ScheduledThreadPoolExecutor timer =
         new ScheduledThreadPoolExecutor(1, daemon(() -> prefix + "-heartbeat"));
-    // a task's heartbeat is cancelled when it ends, usually long before its first beat: drop it
-    // from the queue then, or a busy pool keeps every finished task's beat until its time
     timer.setRemoveOnCancelPolicy(true);
     timers = timer;
+    // one sweep beats every running task whose beat is due: no timer task (and no wake-up of the
+    // timer thread) per task
+    long sweep = Math.max(1, heartbeatEvery.toMillis() / 4);
+    timers.scheduleWithFixedDelay(this::sweep, sweep, sweep, TimeUnit.MILLISECONDS);
     completer =
         new Completer(
             log,
@@ -270,13 +275,10 @@ final class TaskRunner {
       if (r.pickup != null && metrics.wantsPickup()) {
         metrics.pickedUp(r.domain, r.pickup.latency());
       }
-      r.heartbeat =
-          timers.scheduleAtFixedRate(
-              () -> beat(r),
-              heartbeatEvery.toMillis(),
-              heartbeatEvery.toMillis(),
-              TimeUnit.MILLISECONDS);
+      // beaten by the sweep (beatDue): no timer task per task on the way to the handler
       long t0 = System.nanoTime();
+      r.nextBeat = t0 + heartbeatEvery.toNanos();
+      r.beating = true;
       Outcome outcome;
       try {
         outcome = pool.handle(r, task, ctx);
@@ -291,8 +293,8 @@ final class TaskRunner {
         }
         outcome = Outcome.failed(describe(t));
       } finally {
+        r.beating = false;
         r.finish();
-        r.heartbeat.cancel(false);
       }
       Duration took = Duration.ofNanos(System.nanoTime() - t0);
       if (ctx.leaseLost()) {
@@ -362,6 +364,25 @@ final class TaskRunner {
     }
   }
 
+  /**
+   * The heartbeat sweep, every quarter of the heartbeat interval on the timer thread: extends the
+   * lease of each running task whose beat is due (a third of the lease after its start or its last
+   * beat; at most a quarter of that late).
+   */
+  private void sweep() {
+    try {
+      long now = System.nanoTime();
+      for (RunningTask r : running) {
+        if (r.beating && now - r.nextBeat >= 0) {
+          r.nextBeat = now + heartbeatEvery.toNanos();
+          beat(r);
+        }
+      }
+    } catch (RuntimeException e) {
+      log.warn("{} {}: the heartbeat sweep failed; trying again", label, holder, e);
+    }
+  }
+
   private void beat(RunningTask r) {
     TaskContext ctx = r.context;
     if (ctx == null || ctx.leaseLost() || r.finished()) {
@@ -375,9 +396,7 @@ final class TaskRunner {
         log.warn("{} {}: lease lost while running: {}", label, holder, e.getMessage());
         r.lose(e);
       }
-      if (r.heartbeat != null) {
-        r.heartbeat.cancel(false);
-      }
+      r.beating = false;
     } catch (RuntimeException e) {
       log.warn(
           "{} {}: heartbeat of task {}{} failed; trying again",

@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -41,10 +42,13 @@ import org.slf4j.LoggerFactory;
  * when the queue is empty (or every thread is busy and the prefetch queue full) until a wake-up: a
  * {@code NOTIFY} of the domain's channel (sent in the transaction that admits or releases a task,
  * or files a delayed one, by domain migration V7's trigger, whoever writes), a thread coming free,
- * the next delayed task's time, or the poll interval. No busy loop; at most {@code concurrency +
- * prefetch} tasks are held. Each running task's lease is extended every third of the lease; a
- * refused heartbeat marks the lease lost ({@link TaskContext#leaseLost()}) and interrupts the
- * handler, whose outcome is then discarded (fencing refuses it anyway).
+ * the next delayed task's time, or the poll interval. When a notification of an admitted task
+ * arrives while no claim runs, the listening thread claims itself (one thread hand-off less on the
+ * way to the handler). No busy loop; at most {@code concurrency + prefetch} tasks are held. Each
+ * running task's lease is extended every third of the lease (one sweep over the running tasks, a
+ * quarter of that often); a refused heartbeat marks the lease lost ({@link
+ * TaskContext#leaseLost()}) and interrupts the handler, whose outcome is then discarded (fencing
+ * refuses it anyway).
  *
  * <p>Failures: a handler that throws or returns {@link Outcome#failed} has its error recorded with
  * {@link Ledger#fail}: the task is invalidated with the attempt, the time and the error, and a
@@ -90,6 +94,10 @@ public final class WorkerPool implements AutoCloseable {
   private final TaskRunner runner;
 
   private final Semaphore permits;
+
+  /** Held while claiming (by the dispatcher, or by the listening thread when it claims itself). */
+  private final ReentrantLock claiming = new ReentrantLock();
+
   private final Object signal = new Object();
   private boolean signalled;
   private final Map<String, DomainState> state = new LinkedHashMap<>();
@@ -281,21 +289,46 @@ public final class WorkerPool implements AutoCloseable {
   }
 
   /**
-   * A wake-up for a domain: a task became admitted (payload {@code admitted}), or a delayed task
-   * was filed ({@code proposed}) or the listener reconnected (null), when the next due time is read
-   * again.
+   * A wake-up for a domain, on the listening thread: a task became admitted (payload {@code
+   * admitted}), or a delayed task was filed ({@code proposed}) or the listener reconnected (null),
+   * when the next due time is read again.
+   *
+   * <p>For {@code admitted}, when no claim is running (the dispatcher waits), the listening thread
+   * claims itself and hands the tasks to the worker threads: one thread wake-up less between the
+   * admitting commit and the handler (the dispatcher is woken only when more may wait). Otherwise,
+   * or when that claim fails, the dispatcher is signalled as for every other wake-up.
    */
   private void wake(String domain, String payload) {
+    boolean inline = "admitted".equals(payload);
     synchronized (signal) {
       DomainState s = state.get(domain);
       if (s != null) {
         s.pending = true;
-        if (!"admitted".equals(payload)) {
+        if (!inline) {
           s.dueStale = true;
         }
+      } else {
+        inline = false;
       }
-      signalled = true;
-      signal.notifyAll();
+    }
+    if (inline && life == State.RUNNING && claiming.tryLock()) {
+      try {
+        if (life == State.RUNNING && permits.availablePermits() > 0 && takePending(domain)) {
+          claimAndSubmit(domain, permits.availablePermits());
+        }
+      } catch (RuntimeException e) {
+        // the dispatcher claims again below, and pauses if the database keeps failing
+        markPending(domain);
+        LOG.debug("ledger worker {}: claiming on the listening thread failed", holder, e);
+      } finally {
+        claiming.unlock();
+      }
+    }
+    synchronized (signal) {
+      if (!inline || state.values().stream().anyMatch(s -> s.pending || s.dueStale)) {
+        signalled = true;
+        signal.notifyAll();
+      }
     }
   }
 
@@ -303,23 +336,18 @@ public final class WorkerPool implements AutoCloseable {
     int start = 0;
     while (life == State.RUNNING) {
       try {
-        admitDue();
-        int free = permits.availablePermits();
-        for (int i = 0; i < domains.size() && free > 0 && life == State.RUNNING; i++) {
-          String domain = domains.get((start + i) % domains.size());
-          if (!takePending(domain)) {
-            continue;
+        claiming.lock();
+        try {
+          admitDue();
+          int free = permits.availablePermits();
+          for (int i = 0; i < domains.size() && free > 0 && life == State.RUNNING; i++) {
+            String domain = domains.get((start + i) % domains.size());
+            if (takePending(domain)) {
+              free -= claimAndSubmit(domain, free);
+            }
           }
-          int ask = Math.min(free, batchSize);
-          List<RunningTask> claimed = runner.claim(ledger, null, domain, ask);
-          if (claimed.size() == ask) {
-            markPending(domain); // a full batch: there may be more
-          }
-          for (RunningTask r : claimed) {
-            permits.acquireUninterruptibly();
-            free--;
-            runner.submit(r);
-          }
+        } finally {
+          claiming.unlock();
         }
         start++;
         awaitWork();
@@ -334,6 +362,25 @@ public final class WorkerPool implements AutoCloseable {
         }
       }
     }
+  }
+
+  /**
+   * Claims up to {@code free} tasks of a domain (at most a batch) and hands each to a worker
+   * thread; marks the domain pending again after a full batch. Called holding {@link #claiming}.
+   *
+   * @return how many were claimed
+   */
+  private int claimAndSubmit(String domain, int free) {
+    int ask = Math.min(free, batchSize);
+    List<RunningTask> claimed = runner.claim(ledger, null, domain, ask);
+    if (claimed.size() == ask) {
+      markPending(domain); // a full batch: there may be more
+    }
+    for (RunningTask r : claimed) {
+      permits.acquireUninterruptibly();
+      runner.submit(r);
+    }
+    return claimed.size();
   }
 
   /** Admits the delayed tasks whose time has come, and learns each domain's next time. */
@@ -480,6 +527,10 @@ public final class WorkerPool implements AutoCloseable {
       signal.notifyAll();
     }
     TaskRunner.join(dispatcher, Duration.ofSeconds(30));
+    // a claim the listening thread started before the stop hands its tasks over first; later
+    // ones see the pool stopping
+    claiming.lock();
+    claiming.unlock();
     if (wakeups != null) {
       wakeups.close();
     }
