@@ -47,7 +47,7 @@ import picocli.CommandLine.UnmatchedArgumentException;
       "Examples:",
       "  ledger-app demo",
       "  ledger-app task file --domain payments --title 'Reconcile batch 42'",
-      "  ledger-app migrate --url 'jdbc:postgresql://127.0.0.1:5432/app?user=app' --json"
+      "  ledger-app migrate --url 'jdbc:postgresql://127.0.0.1/app?user=app' --json"
     },
     subcommands = {
       CommandLine.HelpCommand.class,
@@ -68,12 +68,12 @@ import picocli.CommandLine.UnmatchedArgumentException;
 public final class Main {
 
   /**
-   * {@code --json} before the subcommand: an error (an unknown subcommand, say) is printed as a
-   * JSON document too. Each subcommand has its own {@code --json} for its result.
+   * {@code --json} before the subcommand: the subcommand's own {@code --json} (its result as one
+   * JSON document), and an error found here (an unknown subcommand, say) as a JSON document too.
    */
   @CommandLine.Option(
       names = "--json",
-      description = "Print errors as one JSON document on stdout too (as every command does).")
+      description = "The same as the subcommand's --json; errors found here as JSON too.")
   boolean json;
 
   /**
@@ -106,8 +106,30 @@ public final class Main {
     cli.setExitCodeExceptionMapper(ExitCodes::of);
     cli.setExecutionExceptionHandler(Main::handle);
     cli.setParameterExceptionHandler(Main::usageError);
+    cli.setExecutionStrategy(
+        parsed -> {
+          inheritJson(parsed);
+          return new CommandLine.RunLast().execute(parsed);
+        });
     cli.getCommandSpec().exitCodeOnInvalidInput(ExitCodes.USAGE);
     return cli;
+  }
+
+  /**
+   * {@code --json} given before the subcommand ({@code ledger-app --json task show ID}) counts as
+   * the subcommand's own: the command that runs gets it set.
+   */
+  private static void inheritJson(CommandLine.ParseResult parsed) {
+    boolean json = false;
+    CommandLine.ParseResult last = parsed;
+    for (CommandLine.ParseResult p = parsed; p != null; p = p.subcommand()) {
+      json |= p.matchedOption("--json") != null;
+      last = p;
+    }
+    OptionSpec own = last.commandSpec().findOption("--json");
+    if (json && own != null && last.matchedOption("--json") == null) {
+      own.setValue(true);
+    }
   }
 
   /**

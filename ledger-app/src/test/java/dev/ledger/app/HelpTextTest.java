@@ -76,6 +76,24 @@ class HelpTextTest {
     soft.assertAll();
   }
 
+  /**
+   * picocli wraps a footer line longer than the terminal at a space, so an example would lose its
+   * tail to a line of its own (a command line that no longer pastes): each example line as written
+   * fits 80 columns. (Description paragraphs may be long: picocli wraps those as prose.)
+   */
+  @Test
+  void no_example_line_is_wrapped_by_picocli() {
+    SoftAssertions soft = new SoftAssertions();
+    for (CommandLine c : allCommands()) {
+      for (String line : c.getCommandSpec().usageMessage().footer()) {
+        soft.assertThat(line.length())
+            .as(c.getCommandSpec().qualifiedName() + ": " + line)
+            .isLessThanOrEqualTo(80);
+      }
+    }
+    soft.assertAll();
+  }
+
   @Test
   void the_first_description_line_of_every_command_is_a_whole_sentence() {
     SoftAssertions soft = new SoftAssertions();

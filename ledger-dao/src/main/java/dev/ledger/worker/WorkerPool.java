@@ -22,7 +22,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadFactory;
@@ -30,6 +29,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.ReentrantLock;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -58,10 +58,13 @@ import org.slf4j.LoggerFactory;
  * when the queue is empty (or every thread is busy and the prefetch queue full) until a wake-up: a
  * {@code NOTIFY} of the domain's channel (sent in the transaction that admits or releases a task,
  * or files a delayed one, by domain migration V7's trigger, whoever writes), a thread coming free,
- * the next delayed task's time, or the poll interval. No busy loop; at most {@code concurrency +
- * prefetch} tasks are held. Each running task's lease is extended every third of the lease; a
- * refused heartbeat marks the lease lost ({@link TaskContext#leaseLost()}) and interrupts the
- * handler, whose outcome is then discarded (fencing refuses it anyway).
+ * the next delayed task's time, or the poll interval. When a notification of an admitted task
+ * arrives while no claim runs, the listening thread claims itself (one thread hand-off less on the
+ * way to the handler). No busy loop; at most {@code concurrency + prefetch} tasks are held. Each
+ * running task's lease is extended every third of the lease (one sweep over the running tasks, a
+ * quarter of that often); a refused heartbeat marks the lease lost ({@link
+ * TaskContext#leaseLost()}) and interrupts the handler, whose outcome is then discarded (fencing
+ * refuses it anyway).
  *
  * <p>Failures: a handler that throws or returns {@link Outcome#failed} has its error recorded with
  * {@link Ledger#fail}: the task is invalidated with the attempt, the time and the error, and a
@@ -109,6 +112,10 @@ public final class WorkerPool implements AutoCloseable {
   private final boolean requireKnownDomains;
 
   private final Semaphore permits;
+
+  /** Held while claiming (by the dispatcher, or by the listening thread when it claims itself). */
+  private final ReentrantLock claiming = new ReentrantLock();
+
   private final Object signal = new Object();
   private boolean signalled;
   private final Map<String, DomainState> state = new LinkedHashMap<>();
@@ -250,12 +257,16 @@ public final class WorkerPool implements AutoCloseable {
             TimeUnit.MILLISECONDS,
             new LinkedBlockingQueue<>(concurrency + prefetch),
             daemon(() -> prefix + "-" + n.incrementAndGet()));
+    // started now, not on the first tasks: a thread's start is on the first pickups' path
+    workers.prestartAllCoreThreads();
     ScheduledThreadPoolExecutor timer =
         new ScheduledThreadPoolExecutor(1, daemon(() -> prefix + "-heartbeat"));
-    // a task's heartbeat is cancelled when it ends, usually long before its first beat: drop it
-    // from the queue then, or a busy pool keeps every finished task's beat until its time
     timer.setRemoveOnCancelPolicy(true);
     timers = timer;
+    // one sweep beats every running task whose beat is due: no timer task (and no wake-up of the
+    // timer thread) per task
+    long sweep = Math.max(1, heartbeatEvery.toMillis() / 4);
+    timers.scheduleWithFixedDelay(this::sweep, sweep, sweep, TimeUnit.MILLISECONDS);
     if (metrics.wantsDepth()) {
       timers.scheduleWithFixedDelay(
           this::sampleDepth, 0, DEPTH_SAMPLE.toMillis(), TimeUnit.MILLISECONDS);
@@ -287,21 +298,46 @@ public final class WorkerPool implements AutoCloseable {
   }
 
   /**
-   * A wake-up for a domain: a task became admitted (payload {@code admitted}), or a delayed task
-   * was filed ({@code proposed}) or the listener reconnected (null), when the next due time is read
-   * again.
+   * A wake-up for a domain, on the listening thread: a task became admitted (payload {@code
+   * admitted}), or a delayed task was filed ({@code proposed}) or the listener reconnected (null),
+   * when the next due time is read again.
+   *
+   * <p>For {@code admitted}, when no claim is running (the dispatcher waits), the listening thread
+   * claims itself and hands the tasks to the worker threads: one thread wake-up less between the
+   * admitting commit and the handler (the dispatcher is woken only when more may wait). Otherwise,
+   * or when that claim fails, the dispatcher is signalled as for every other wake-up.
    */
   private void wake(String domain, String payload) {
+    boolean inline = "admitted".equals(payload);
     synchronized (signal) {
       DomainState s = state.get(domain);
       if (s != null) {
         s.pending = true;
-        if (!"admitted".equals(payload)) {
+        if (!inline) {
           s.dueStale = true;
         }
+      } else {
+        inline = false;
       }
-      signalled = true;
-      signal.notifyAll();
+    }
+    if (inline && life == State.RUNNING && claiming.tryLock()) {
+      try {
+        if (life == State.RUNNING && permits.availablePermits() > 0 && takePending(domain)) {
+          claimAndSubmit(domain, permits.availablePermits());
+        }
+      } catch (RuntimeException e) {
+        // the dispatcher claims again below, and pauses if the database keeps failing
+        markPending(domain);
+        LOG.debug("ledger worker {}: claiming on the listening thread failed", holder, e);
+      } finally {
+        claiming.unlock();
+      }
+    }
+    synchronized (signal) {
+      if (!inline || state.values().stream().anyMatch(s -> s.pending || s.dueStale)) {
+        signalled = true;
+        signal.notifyAll();
+      }
     }
   }
 
@@ -309,32 +345,18 @@ public final class WorkerPool implements AutoCloseable {
     int start = 0;
     while (life == State.RUNNING) {
       try {
-        admitDue();
-        int free = permits.availablePermits();
-        for (int i = 0; i < domains.size() && free > 0 && life == State.RUNNING; i++) {
-          String domain = domains.get((start + i) % domains.size());
-          if (!takePending(domain)) {
-            continue;
+        claiming.lock();
+        try {
+          admitDue();
+          int free = permits.availablePermits();
+          for (int i = 0; i < domains.size() && free > 0 && life == State.RUNNING; i++) {
+            String domain = domains.get((start + i) % domains.size());
+            if (takePending(domain)) {
+              free -= claimAndSubmit(domain, free);
+            }
           }
-          int ask = Math.min(free, batchSize);
-          long t0 = System.nanoTime();
-          // one statement claims, logs the claims and returns the rows: no second read
-          List<ClaimedTask> claimed =
-              ledger.claimTasks(domain, holder, lease, manifest, handling, ask);
-          metrics.claimed(domain, claimed.size(), Duration.ofNanos(System.nanoTime() - t0));
-          if (claimed.size() == ask) {
-            markPending(domain); // a full batch: there may be more
-          }
-          if (claimed.isEmpty()) {
-            continue;
-          }
-          Map<String, Pickup> pickups =
-              pickups(domain, claimed.stream().map(ClaimedTask::lease).toList());
-          for (ClaimedTask c : claimed) {
-            permits.acquireUninterruptibly();
-            free--;
-            submit(domain, c.lease(), c.task(), pickups.get(c.lease().taskId()));
-          }
+        } finally {
+          claiming.unlock();
         }
         start++;
         awaitWork();
@@ -349,6 +371,33 @@ public final class WorkerPool implements AutoCloseable {
         }
       }
     }
+  }
+
+  /**
+   * Claims up to {@code free} tasks of a domain (at most a batch) and hands each to a worker
+   * thread; marks the domain pending again after a full batch. Called holding {@link #claiming}.
+   *
+   * @return how many were claimed
+   */
+  private int claimAndSubmit(String domain, int free) {
+    int ask = Math.min(free, batchSize);
+    long t0 = System.nanoTime();
+    // one statement claims, logs the claims and returns the rows: no second read
+    List<ClaimedTask> claimed = ledger.claimTasks(domain, holder, lease, manifest, handling, ask);
+    metrics.claimed(domain, claimed.size(), Duration.ofNanos(System.nanoTime() - t0));
+    if (claimed.size() == ask) {
+      markPending(domain); // a full batch: there may be more
+    }
+    if (claimed.isEmpty()) {
+      return 0;
+    }
+    Map<String, Pickup> pickups =
+        pickups(domain, claimed.stream().map(ClaimedTask::lease).toList());
+    for (ClaimedTask c : claimed) {
+      permits.acquireUninterruptibly();
+      submit(domain, c.lease(), c.task(), pickups.get(c.lease().taskId()));
+    }
+    return claimed.size();
   }
 
   /** Admits the delayed tasks whose time has come, and learns each domain's next time. */
@@ -458,7 +507,11 @@ public final class WorkerPool implements AutoCloseable {
     volatile TaskContext context;
     Thread thread;
     boolean finished;
-    ScheduledFuture<?> heartbeat;
+
+    /** While the handler runs: heartbeats due from {@link #nextBeat} (System.nanoTime). */
+    volatile boolean beating;
+
+    volatile long nextBeat;
 
     Running(String domain, Lease claimed, Task task, Pickup pickup) {
       this.domain = domain;
@@ -559,13 +612,10 @@ public final class WorkerPool implements AutoCloseable {
       if (r.pickup != null && metrics.wantsPickup()) {
         metrics.pickedUp(r.domain, r.pickup.latency());
       }
-      r.heartbeat =
-          timers.scheduleAtFixedRate(
-              () -> beat(r),
-              heartbeatEvery.toMillis(),
-              heartbeatEvery.toMillis(),
-              TimeUnit.MILLISECONDS);
+      // beaten by the sweep (beatDue): no timer task per task on the way to the handler
       long t0 = System.nanoTime();
+      r.nextBeat = t0 + heartbeatEvery.toNanos();
+      r.beating = true;
       Outcome outcome;
       try {
         outcome = handlers.get(r.domain).handle(task, ctx);
@@ -580,8 +630,8 @@ public final class WorkerPool implements AutoCloseable {
         }
         outcome = Outcome.failed(describe(t));
       } finally {
+        r.beating = false;
         r.finish();
-        r.heartbeat.cancel(false);
       }
       Duration took = Duration.ofNanos(System.nanoTime() - t0);
       if (ctx.leaseLost()) {
@@ -777,6 +827,21 @@ public final class WorkerPool implements AutoCloseable {
     }
   }
 
+  /**
+   * The heartbeat sweep, every quarter of the heartbeat interval on the timer thread: extends the
+   * lease of each running task whose beat is due (a third of the lease after its start or its last
+   * beat; at most a quarter of that late).
+   */
+  private void beatDue() {
+    long now = System.nanoTime();
+    for (Running r : running) {
+      if (r.beating && now - r.nextBeat >= 0) {
+        r.nextBeat = now + heartbeatEvery.toNanos();
+        beat(r);
+      }
+    }
+  }
+
   private void beat(Running r) {
     TaskContext ctx = r.context;
     if (ctx == null || ctx.leaseLost()) {
@@ -799,15 +864,21 @@ public final class WorkerPool implements AutoCloseable {
         LOG.warn("ledger worker {}: lease lost while running: {}", holder, e.getMessage());
         r.lose(e);
       }
-      if (r.heartbeat != null) {
-        r.heartbeat.cancel(false);
-      }
+      r.beating = false;
     } catch (RuntimeException e) {
       LOG.warn(
           "ledger worker {}: heartbeat of task {} failed; trying again",
           holder,
           ctx.task().id(),
           e);
+    }
+  }
+
+  private void sweep() {
+    try {
+      beatDue();
+    } catch (RuntimeException e) {
+      LOG.warn("ledger worker {}: the heartbeat sweep failed; trying again", holder, e);
     }
   }
 
@@ -857,6 +928,10 @@ public final class WorkerPool implements AutoCloseable {
       signal.notifyAll();
     }
     join(dispatcher, Duration.ofSeconds(30));
+    // a claim the listening thread started before the stop hands its tasks over first; later
+    // ones see the pool stopping
+    claiming.lock();
+    claiming.unlock();
     if (wakeups != null) {
       wakeups.close();
     }

@@ -208,11 +208,22 @@ class WorkerPoolTest {
     String domain = "wakeup";
     fileAdmitted(domain, "warm-up");
     CopyOnWriteArrayList<Instant> started = new CopyOnWriteArrayList<>();
+    // the thread of each claim that found a task
+    CopyOnWriteArrayList<String> claimers = new CopyOnWriteArrayList<>();
     WorkerPool pool =
         start(
             WorkerPool.builder(ledger)
                 .dataSource(PG.dataSource())
                 .pollInterval(Duration.ofSeconds(10))
+                .metrics(
+                    new WorkerMetrics() {
+                      @Override
+                      public void claimed(String d, int claimed, Duration took) {
+                        if (claimed > 0) {
+                          claimers.add(Thread.currentThread().getName());
+                        }
+                      }
+                    })
                 .domain(
                     domain,
                     (task, ctx) -> {
@@ -231,6 +242,12 @@ class WorkerPoolTest {
       await("pickup " + i, Duration.ofSeconds(5), () -> started.size() == want);
       assertThat(Duration.between(admitted, started.get(want - 1)).toMillis()).isLessThan(500);
     }
+    // the warm-up, admitted before the start, by the dispatcher; each woken pickup by the
+    // listening thread itself, with no hand-off to the dispatcher
+    String prefix = "ledger-worker-" + pool.holder();
+    assertThat(claimers)
+        .containsExactly(
+            prefix + "-claim", prefix + "-listen", prefix + "-listen", prefix + "-listen");
   }
 
   @Test

@@ -25,7 +25,9 @@ import picocli.CommandLine.Option;
     })
 public final class FleetCommand {
 
-  /** {@code --json} before the subcommand: an error is printed as a JSON document too. */
-  @Option(names = "--json", description = "Print errors as one JSON document on stdout too.")
+  /** {@code --json} before the subcommand: the subcommand's own, and errors found here too. */
+  @Option(
+      names = "--json",
+      description = "The same as the subcommand's --json; errors found here as JSON too.")
   boolean json;
 }

@@ -20,7 +20,7 @@ import picocli.CommandLine.Option;
       "  ledger-app migrate                      # the embedded default in $LEDGER_HOME",
       "  ledger-app migrate --json \\",
       "      --url 'jdbc:postgresql://127.0.0.1:5432/demo?user=postgres'",
-      "  ledger-app migrate --provision payments --provision mail   # and make two domains"
+      "  ledger-app migrate --provision payments --provision mail  # makes two domains"
     },
     mixinStandardHelpOptions = true,
     description = {

@@ -44,16 +44,16 @@ import picocli.CommandLine.Spec;
     mixinStandardHelpOptions = true,
     description = {
       "Run a command for each task of a domain, as a worker pool.",
-      "The task goes to the command as JSON on stdin; exit 0 completes it (stdout is the",
-      "handoff), non-zero fails it with stderr as the error (retried with backoff, then a dead",
-      "letter). Stops cleanly on SIGTERM (exit 143). --json prints one JSON line per event:",
-      "started, handled (per command run), stopped (with counts)."
+      "The task goes to the command as JSON on stdin; exit 0 completes it (stdout is",
+      "the handoff), non-zero fails it with stderr as the error (retried with backoff,",
+      "then a dead letter). Stops cleanly on SIGTERM (exit 143). --json prints one JSON",
+      "line per event: started, handled (per command run), stopped (with counts)."
     },
     footer = {
       "",
       "Example:",
       "  ledger-app work --url jdbc:postgresql://db/ledger?user=w --domain mail \\",
-      "      --command 'jq -r .spec.body | sendmail -t' --concurrency 4 --max-attempts 5"
+      "      --command 'jq -r .body | sendmail -t' --concurrency 4 --max-attempts 5"
     })
 public final class WorkCommand implements Callable<Integer> {
 

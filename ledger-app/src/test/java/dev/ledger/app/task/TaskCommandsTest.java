@@ -180,6 +180,11 @@ class TaskCommandsTest {
     assertThat(ops.get("tasks").get("invalidated").asLong()).isEqualTo(1);
     Run text = run("domains");
     assertThat(text.out()).contains("ops").contains("schema ledger_ops_");
+    // --json before the subcommand is the subcommand's own
+    assertThat(run("--json", "domains").out()).isEqualTo(domains.out());
+    assertThat(run("task", "--json", "list", "--domain", "ops").out())
+        .isEqualTo(run("task", "list", "--domain", "ops", "--json").out())
+        .startsWith("{\"domain\":\"ops\",\"status\":\"all\",\"tasks\":[{");
   }
 
   @Test
@@ -319,7 +324,7 @@ class TaskCommandsTest {
 
   @Test
   void domains_pads_names_by_display_width_so_cjk_and_emoji_names_line_up() {
-    for (String domain : List.of("支払い", "📧mail", "ops")) {
+    for (String domain : List.of("支払い", "📧mail", "wide-ops")) {
       assertThat(run("task", "file", "--domain", domain, "--title", "t").exit()).isZero();
     }
     String v = dev.ledger.schema.LedgerMigrations.DOMAIN_VERSION;
@@ -329,7 +334,7 @@ class TaskCommandsTest {
         .contains(
             "支払い" + " ".repeat(22 - 6) + counts,
             "📧mail" + " ".repeat(22 - 6) + counts,
-            "ops" + " ".repeat(22 - 3) + counts);
+            "wide-ops" + " ".repeat(22 - 8) + counts);
     assertThat(dev.ledger.app.Output.width("支払い📧mail")).isEqualTo(12);
     assertThat(dev.ledger.app.Output.fit("支払い支払い支払い支払い", 9)).isEqualTo("支払い支…");
   }
