@@ -53,7 +53,7 @@ public final class StoppableServer implements AutoCloseable {
   }
 
   private EmbeddedPostgres.Builder builder() {
-    return EmbeddedPostgres.builder()
+    return TestServer.throwaway(EmbeddedPostgres.builder())
         .setDataDirectory(data)
         .setCleanDataDirectory(false)
         .setPort(port)
