@@ -157,7 +157,10 @@ class TenantBudgetTest {
       assertThat(done).hasSize(TENANTS);
       assertThat(done.values()).allSatisfy(n -> assertThat(n.get()).isEqualTo(1));
       assertThat(maxOpen.get()).isBetween(2L, (long) BUDGET);
-      assertThat(maxSessions.get()).isBetween(2L, (long) BUDGET);
+      // the server's view lags the directory's: a backend whose client closed the connection
+      // exits a moment later and is counted until then (seen: 25 of 24 on a loaded machine,
+      // while the directory held at most 24); a leak past the budget still fails this
+      assertThat(maxSessions.get()).isBetween(2L, (long) BUDGET + LINGERING);
       assertThat(directory.openConnections()).isLessThanOrEqualTo(BUDGET);
     }
     try (Connection c = TestServer.get().adminConnection()) {
@@ -233,6 +236,9 @@ class TenantBudgetTest {
       assertThat(sessions(c)).isZero();
     }
   }
+
+  /** Backends of closed connections that may still be exiting when the server is sampled. */
+  private static final int LINGERING = 2;
 
   private static long sessions(Connection c) throws SQLException {
     try (PreparedStatement s =
