@@ -1,5 +1,6 @@
 package dev.ledger.worker;
 
+import static dev.ledger.worker.WorkerPoolTest.await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ledger.Ledger;
@@ -18,7 +19,6 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -50,17 +50,6 @@ class WorkerPoolEdgeTest {
     WorkerPool p = b.build();
     pools.add(p);
     return p.start();
-  }
-
-  private static void await(String what, Duration timeout, BooleanSupplier done)
-      throws InterruptedException {
-    long end = System.nanoTime() + timeout.toNanos();
-    while (!done.getAsBoolean()) {
-      if (System.nanoTime() > end) {
-        throw new AssertionError("timed out after " + timeout + " waiting for " + what);
-      }
-      Thread.sleep(20);
-    }
   }
 
   private long kinds(String id, String kind) {

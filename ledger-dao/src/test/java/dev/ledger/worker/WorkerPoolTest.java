@@ -65,7 +65,8 @@ class WorkerPoolTest {
     return id;
   }
 
-  private static void await(String what, Duration timeout, java.util.function.BooleanSupplier done)
+  /** Polls {@code done} every 20 ms until it holds, failing after {@code timeout} (shared). */
+  static void await(String what, Duration timeout, java.util.function.BooleanSupplier done)
       throws InterruptedException {
     long end = System.nanoTime() + timeout.toNanos();
     while (!done.getAsBoolean()) {
