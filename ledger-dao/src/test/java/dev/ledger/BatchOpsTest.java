@@ -14,6 +14,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -63,6 +64,8 @@ class BatchOpsTest {
         .containsExactlyInAnyOrder(single, ids.get(1), ids.get(4));
   }
 
+  // slow (5,000 filings one by one): run on purpose, -Dledger.test.groups=slow
+  @Tag("slow")
   @Test
   void a_full_batch_writes_row_for_row_what_single_filings_write() throws SQLException {
     // the same 5,000 specs filed one by one into one domain and in one call into another; a third

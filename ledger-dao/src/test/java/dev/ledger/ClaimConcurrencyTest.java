@@ -43,6 +43,7 @@ import java.util.stream.LongStream;
 import org.jooq.ExecuteContext;
 import org.jooq.ExecuteListener;
 import org.jooq.Query;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -67,6 +68,8 @@ class ClaimConcurrencyTest {
   /** What one claim returned, as the claimer recorded it. */
   record Claim(String holder, String taskId, long attempt) {}
 
+  // slow (worker JVMs): run on purpose, -Dledger.test.groups=slow
+  @Tag("slow")
   @Test
   void threads_and_processes_draining_one_deep_domain_complete_every_task_exactly_once()
       throws Exception {

@@ -30,6 +30,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 import javax.sql.DataSource;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -49,6 +50,8 @@ class ProvisioningRaceTest {
 
   @TempDir Path dir;
 
+  // slow (64 fresh databases): run on purpose, -Dledger.test.groups=slow
+  @Tag("slow")
   @Test
   void eight_ledgers_opening_a_fresh_database_at_once_all_open_it() throws Exception {
     // each with its own pool, as separate processes would: Flyway decides to create or baseline
@@ -96,6 +99,8 @@ class ProvisioningRaceTest {
     }
   }
 
+  // slow (two JVMs): run on purpose, -Dledger.test.groups=slow
+  @Tag("slow")
   @Test
   void two_processes_filing_a_new_domains_first_task_at_once_make_one_schema() throws Exception {
     // a database of its own, with no directory yet: opening the ledger races as well

@@ -16,6 +16,7 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 import javax.tools.JavaCompiler;
 import javax.tools.ToolProvider;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -163,6 +164,8 @@ class DocsTest {
     assertThat(r.out().lines()).contains("completed: reconciled batch 7");
   }
 
+  // slow (a JVM per command): run on purpose, -Dledger.test.groups=slow
+  @Tag("slow")
   @Test
   void the_readme_command_line_taste_runs_as_written() throws Exception {
     String taste =

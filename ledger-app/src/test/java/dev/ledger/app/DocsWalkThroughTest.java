@@ -16,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -36,6 +37,8 @@ import org.junit.jupiter.api.io.TempDir;
  * on a test server that needs a password (Testcontainers) the walk-throughs are skipped, as the
  * pages assume trust authentication.
  */
+// slow (a JVM per command): run on purpose, -Dledger.test.groups=slow
+@Tag("slow")
 class DocsWalkThroughTest {
 
   @RegisterExtension static final PostgresExtension PG = new PostgresExtension();
@@ -54,12 +57,30 @@ class DocsWalkThroughTest {
 
   @BeforeAll
   static void server() {
+    List<String> missing =
+        List.of("psql", "createdb", "dropdb", "jq").stream()
+            .filter(tool -> !onPath(tool))
+            .toList();
+    assertThat(missing)
+        .as(
+            "the walk-throughs run the pages' commands, which need these on the PATH (install:"
+                + " apt-get install -y postgresql-client jq; .ci/run does)")
+        .isEmpty();
     String url = PG.jdbcUrl();
     assumeThat(url).as("the walk-throughs assume trust authentication").doesNotContain("password=");
     Matcher m = HOST_PORT.matcher(url);
     assertThat(m.find()).as(url).isTrue();
     host = m.group(1);
     port = m.group(2);
+  }
+
+  private static boolean onPath(String tool) {
+    for (String dir : System.getenv().getOrDefault("PATH", "").split(":")) {
+      if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, tool))) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** One logical line of a walk-through: what ran, how it should exit and how it did. */

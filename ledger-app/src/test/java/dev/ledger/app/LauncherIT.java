@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -21,6 +22,8 @@ import org.junit.jupiter.api.io.TempDir;
  * next ones map it ({@code -Xshare:on} makes a run that cannot fail), and the output and exit codes
  * are those of {@code java -jar}, with nothing of the JVM's on stdout.
  */
+// slow (a JVM per command): run on purpose, -Dledger.test.groups=slow
+@Tag("slow")
 class LauncherIT {
 
   @RegisterExtension static final PostgresExtension PG = new PostgresExtension();

@@ -13,9 +13,25 @@ final class Failures {
    * Whether a ledger failure means the database is unreachable: a connection exception (SQLState
    * class {@code 08}), or the server shutting down or starting ({@code 57P01} to {@code 57P03}). A
    * spent connection budget is not ({@value BudgetedDataSource#BUDGET_SQLSTATE}).
+   *
+   * <p>The whole cause chain is read, not only the error's own SQLState: a wrapper on the way (a
+   * pool's, a driver's) may carry no SQLState of its own, and then jOOQ reports {@code 00000} for
+   * a statement the server ended with {@code 57P01} while it shut down.
    */
   static boolean unreachable(LedgerStorageException e) {
-    return unreachable(e.sqlState());
+    if (unreachable(e.sqlState())) {
+      return true;
+    }
+    int depth = 0;
+    for (Throwable t = e.getCause(); t != null && depth < 64; t = t.getCause(), depth++) {
+      if (t instanceof SQLException s && unreachable(s.getSQLState())) {
+        return true;
+      }
+      if (t.getCause() == t) {
+        break;
+      }
+    }
+    return false;
   }
 
   static boolean unreachable(String sqlState) {

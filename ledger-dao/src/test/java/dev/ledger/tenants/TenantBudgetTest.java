@@ -29,6 +29,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -41,6 +42,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * of its own: the budget is about pools and connections, and making 200 databases would cost this
  * test a minute.
  */
+// slow (200 tenant databases): run on purpose, -Dledger.test.groups=slow
+@Tag("slow")
 class TenantBudgetTest {
 
   @RegisterExtension static final PostgresExtension PG = new PostgresExtension();

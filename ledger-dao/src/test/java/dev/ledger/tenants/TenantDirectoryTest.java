@@ -28,6 +28,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -40,6 +41,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * name over all of them.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+// slow (three servers, one stopped): run on purpose, -Dledger.test.groups=slow
+@Tag("slow")
 class TenantDirectoryTest {
 
   @RegisterExtension static final PostgresExtension PG = new PostgresExtension();

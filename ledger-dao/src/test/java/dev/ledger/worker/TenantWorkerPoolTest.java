@@ -28,6 +28,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -87,6 +88,8 @@ class TenantWorkerPoolTest {
     }
   }
 
+  // slow (a tenant of 5,000 tasks): run on purpose, -Dledger.test.groups=slow
+  @Tag("slow")
   @Test
   void small_tenants_complete_long_before_a_busy_one_drains_and_every_task_once() throws Exception {
     Fleet fleet = Fleet.builder().control(PG.dataSource()).build();

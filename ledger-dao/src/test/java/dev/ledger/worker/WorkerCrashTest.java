@@ -20,6 +20,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -31,6 +32,8 @@ import org.junit.jupiter.api.io.TempDir;
  * ended), and the killed worker's unfinished tasks count the expired lease as a failed attempt
  * ("lease expired") and are run again, as their retries, by others.
  */
+// slow (worker JVMs, one SIGKILLed): run on purpose, -Dledger.test.groups=slow
+@Tag("slow")
 class WorkerCrashTest {
 
   @RegisterExtension static final PostgresExtension PG = new PostgresExtension();

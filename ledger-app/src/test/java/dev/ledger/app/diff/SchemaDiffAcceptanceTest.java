@@ -25,6 +25,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.DynamicTest;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.TestFactory;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -41,6 +42,8 @@ import org.junit.jupiter.api.io.TempDir;
  * run finds the schemas a set created by comparing schema names, so two runs must not share a
  * database).
  */
+// slow (474 cases): run on purpose, -Dledger.test.groups=slow
+@Tag("slow")
 class SchemaDiffAcceptanceTest {
 
   private static final int WORKERS = 3;

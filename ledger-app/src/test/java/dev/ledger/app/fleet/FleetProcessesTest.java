@@ -22,6 +22,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.IntStream;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -34,6 +35,8 @@ import org.slf4j.LoggerFactory;
  * {@code CREATE INDEX CONCURRENTLY} while the other process polls for the tenant's lock; no
  * advisory lock is left; no password is printed.
  */
+// slow (two fleet JVMs): run on purpose, -Dledger.test.groups=slow
+@Tag("slow")
 class FleetProcessesTest {
 
   private static final Logger LOG = LoggerFactory.getLogger(FleetProcessesTest.class);

@@ -25,6 +25,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -403,6 +404,8 @@ class TaskCommandsTest {
     }
   }
 
+  // slow (an embedded server of its own): run on purpose, -Dledger.test.groups=slow
+  @Tag("slow")
   @Test
   void demo_honours_ledger_url_like_every_command(@TempDir Path home) throws Exception {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
