@@ -58,9 +58,7 @@ class DocsWalkThroughTest {
   @BeforeAll
   static void server() {
     List<String> missing =
-        List.of("psql", "createdb", "dropdb", "jq").stream()
-            .filter(tool -> !onPath(tool))
-            .toList();
+        List.of("psql", "createdb", "dropdb", "jq").stream().filter(tool -> !onPath(tool)).toList();
     assertThat(missing)
         .as(
             "the walk-throughs run the pages' commands, which need these on the PATH (install:"

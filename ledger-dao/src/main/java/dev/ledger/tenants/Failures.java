@@ -15,8 +15,8 @@ final class Failures {
    * spent connection budget is not ({@value BudgetedDataSource#BUDGET_SQLSTATE}).
    *
    * <p>The whole cause chain is read, not only the error's own SQLState: a wrapper on the way (a
-   * pool's, a driver's) may carry no SQLState of its own, and then jOOQ reports {@code 00000} for
-   * a statement the server ended with {@code 57P01} while it shut down.
+   * pool's, a driver's) may carry no SQLState of its own, and then jOOQ reports {@code 00000} for a
+   * statement the server ended with {@code 57P01} while it shut down.
    */
   static boolean unreachable(LedgerStorageException e) {
     if (unreachable(e.sqlState())) {
