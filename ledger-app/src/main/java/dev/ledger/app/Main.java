@@ -48,24 +48,31 @@ import picocli.CommandLine.UnmatchedArgumentException;
       "  ledger-app demo",
       "  ledger-app task file --domain payments --title 'Reconcile batch 42'",
       "  ledger-app migrate --url 'jdbc:postgresql://127.0.0.1/app?user=app' --json"
-    },
-    subcommands = {
-      CommandLine.HelpCommand.class,
-      MigrateCommand.class,
-      PlanCommand.class,
-      StatusCommand.class,
-      FleetCommand.class,
-      SchemaDiffCommand.class,
-      TaskCommand.class,
-      LedgerCommands.Domains.class,
-      LedgerCommands.Promote.class,
-      LedgerCommands.Promotions.class,
-      LedgerCommands.Scrub.class,
-      LedgerCommands.Replay.class,
-      dev.ledger.app.work.WorkCommand.class,
-      DemoCommand.class
     })
 public final class Main {
+
+  /**
+   * The subcommands, in the order the help lists them. Added to the root by {@link #commandLine}
+   * rather than named in {@code @Command}, so that a command line naming one of them builds only
+   * that one's model: picocli reads every option of every subcommand it is given, which was a third
+   * of a task command's start.
+   */
+  private static final List<Class<?>> SUBCOMMANDS =
+      List.of(
+          CommandLine.HelpCommand.class,
+          MigrateCommand.class,
+          PlanCommand.class,
+          StatusCommand.class,
+          FleetCommand.class,
+          SchemaDiffCommand.class,
+          TaskCommand.class,
+          LedgerCommands.Domains.class,
+          LedgerCommands.Promote.class,
+          LedgerCommands.Promotions.class,
+          LedgerCommands.Scrub.class,
+          LedgerCommands.Replay.class,
+          dev.ledger.app.work.WorkCommand.class,
+          DemoCommand.class);
 
   /**
    * {@code --json} before the subcommand: the subcommand's own {@code --json} (its result as one
@@ -92,16 +99,44 @@ public final class Main {
    * @return the exit code ({@link ExitCodes})
    */
   public static int run(String... args) {
-    return commandLine().execute(args);
+    return commandLine(args).execute(args);
   }
 
   /**
-   * The configured picocli command line: subcommands, error handlers, exit codes.
+   * The configured picocli command line: every subcommand, error handlers, exit codes.
    *
    * @return a new command line
    */
   public static CommandLine commandLine() {
+    return configure(SUBCOMMANDS);
+  }
+
+  /**
+   * The command line for these arguments: when the first names a subcommand (and is not {@code
+   * help}), the root with that subcommand alone, which parses, runs and reports errors exactly as
+   * the whole tree does; otherwise the whole tree (the root's help, an unknown subcommand and its
+   * suggestions, options before the subcommand).
+   *
+   * @param args the arguments
+   * @return a new command line
+   */
+  static CommandLine commandLine(String[] args) {
+    if (args.length > 0) {
+      for (Class<?> c : SUBCOMMANDS) {
+        Command command = c.getAnnotation(Command.class);
+        if (c != CommandLine.HelpCommand.class && command.name().equals(args[0])) {
+          return configure(List.of(c));
+        }
+      }
+    }
+    return commandLine();
+  }
+
+  private static CommandLine configure(List<Class<?>> subcommands) {
     CommandLine cli = new CommandLine(new Main());
+    for (Class<?> c : subcommands) {
+      cli.addSubcommand(c);
+    }
     cli.setCaseInsensitiveEnumValuesAllowed(true);
     cli.setExitCodeExceptionMapper(ExitCodes::of);
     cli.setExecutionExceptionHandler(Main::handle);

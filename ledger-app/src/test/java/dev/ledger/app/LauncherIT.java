@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -31,7 +32,8 @@ class LauncherIT {
   private static final Path MODULE = Path.of("").toAbsolutePath();
   private static final Path LAUNCHER = MODULE.resolve("bin/ledger-app");
   private static final Path JAR = MODULE.resolve("target/ledger-app.jar");
-  private static final Path ARCHIVE = MODULE.resolve("target/ledger-app.jsa");
+  private static final Path SHORT = MODULE.resolve("target/ledger-app-short.jsa");
+  private static final Path LONG = MODULE.resolve("target/ledger-app-long.jsa");
   private static final String JAVA =
       Path.of(System.getProperty("java.home"), "bin", "java").toString();
 
@@ -73,44 +75,61 @@ class LauncherIT {
   }
 
   @Test
-  void the_first_run_writes_the_archive_and_later_runs_map_it_with_the_jars_output()
+  void each_kind_of_command_writes_its_own_archive_on_its_first_run_and_later_runs_map_it()
       throws Exception {
     assertThat(JAR).as("packaged before the integration tests").exists();
-    Files.deleteIfExists(ARCHIVE);
+    Files.deleteIfExists(SHORT);
+    Files.deleteIfExists(LONG);
     String version = "ledger-app " + System.getProperty("project.version") + "\n";
 
+    // --version first must not leave an archive of its few classes for the task commands to map
     Run first = launcher(Map.of(), "--version");
     assertThat(first.exit()).as(first.err()).isZero();
     assertThat(first.out()).isEqualTo(version);
     assertThat(first.err()).isEmpty();
-    assertThat(ARCHIVE).as("written by the first run").exists();
-    assertThat(Files.getLastModifiedTime(ARCHIVE)).isGreaterThan(Files.getLastModifiedTime(JAR));
-
-    Map<String, String> mapped = Map.of("LEDGER_APP_JAVA_OPTS", "-Xshare:on");
-    Run again = launcher(mapped, "--version");
-    assertThat(again.exit())
-        .as("-Xshare:on: the archive maps, or the JVM does not start: %s", again.err())
-        .isZero();
-    assertThat(again.out()).isEqualTo(version);
+    assertThat(SHORT).as("--version writes no archive").doesNotExist();
+    assertThat(LONG).doesNotExist();
 
     String url = PG.jdbcUrl();
     Run filed =
-        launcher(mapped, "task", "file", "--domain", "launcher", "--title", "T1", "--url", url);
+        launcher(Map.of(), "task", "file", "--domain", "launcher", "--title", "T1", "--url", url);
     assertThat(filed.exit()).as(filed.err()).isZero();
     assertThat(filed.err()).isEmpty();
     assertThat(filed.out()).matches("t[0-9a-f]+-[0-9a-f]+\n");
     String id = filed.out().strip();
+    assertThat(SHORT).as("written by the first task command").exists();
+    assertThat(Files.getLastModifiedTime(SHORT)).isGreaterThan(Files.getLastModifiedTime(JAR));
+    assertThat(LONG).doesNotExist();
 
+    Map<String, String> mapped = Map.of("LEDGER_APP_JAVA_OPTS", "-Xshare:on");
     Run shown = launcher(mapped, "task", "show", id, "--url", url);
-    assertThat(shown.exit()).as(shown.err()).isZero();
+    assertThat(shown.exit())
+        .as("-Xshare:on: the archive maps, or the JVM does not start: %s", shown.err())
+        .isZero();
     assertThat(shown.out()).isEqualTo(jar("task", "show", id, "--url", url).out());
     assertThat(shown.out()).containsPattern("(?m)^status +proposed$");
+
+    Run again = launcher(mapped, "--version");
+    assertThat(again.exit()).as(again.err()).isZero();
+    assertThat(again.out()).isEqualTo(version);
 
     Run refused = launcher(mapped, "task", "admit", "t-none", "--url", url);
     Run refusedByJar = jar("task", "admit", "t-none", "--url", url);
     assertThat(refused.exit()).isEqualTo(ExitCodes.FAILED).isEqualTo(refusedByJar.exit());
     assertThat(refused.out()).isEmpty();
     assertThat(refused.err()).isEqualTo(refusedByJar.err()).startsWith("error: ");
+
+    FileTime shortWritten = Files.getLastModifiedTime(SHORT);
+    Run status = launcher(Map.of(), "status", "--url", url);
+    assertThat(status.exit()).as(status.err()).isZero();
+    assertThat(LONG).as("written by the first long command").exists();
+    assertThat(Files.getLastModifiedTime(SHORT)).isEqualTo(shortWritten);
+    Run statusMapped = launcher(mapped, "status", "--url", url);
+    assertThat(statusMapped.exit()).as(statusMapped.err()).isZero();
+    // the same report but for its last field, the run's duration
+    assertThat(statusMapped.out().replaceAll("\\| [0-9.]+ s\n$", ""))
+        .isEqualTo(status.out().replaceAll("\\| [0-9.]+ s\n$", ""))
+        .contains("2 schemas: 2 current");
   }
 
   @Test

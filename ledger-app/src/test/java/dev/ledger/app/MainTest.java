@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
@@ -25,5 +26,64 @@ class MainTest {
     cli.setErr(new PrintWriter(err));
     assertThat(cli.execute("--no-such-option")).isEqualTo(ExitCodes.USAGE);
     assertThat(err.toString()).contains("--no-such-option");
+  }
+
+  /** What a command line printed and returned. */
+  private record Outcome(int exit, String out, String err) {}
+
+  private static Outcome execute(CommandLine cli, String... args) {
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    cli.setOut(new PrintWriter(out));
+    cli.setErr(new PrintWriter(err));
+    int exit = cli.execute(args);
+    return new Outcome(exit, out.toString(), err.toString());
+  }
+
+  @Test
+  void the_command_line_built_for_one_subcommand_answers_as_the_whole_tree_does() {
+    // main() builds only the subcommand the arguments name; help, usage errors, suggestions and
+    // JSON error documents must not tell the difference
+    List<String[]> cases =
+        List.of(
+            new String[] {"task", "--help"},
+            new String[] {"task", "file", "--help"},
+            new String[] {"task", "file", "--domian", "d", "--title", "t"},
+            new String[] {"task", "fiel"},
+            new String[] {"task", "lsit", "--json"},
+            new String[] {"task", "show"},
+            new String[] {"task", "claim", "--domain", "d", "--holder", "h", "--lease", "-5m"},
+            new String[] {"migrate", "--bogus"},
+            new String[] {"fleet", "lsit"},
+            new String[] {"fleet", "migrate", "--help"},
+            new String[] {"schema-diff", "--help"},
+            new String[] {"schema-diff", "--json"},
+            new String[] {"domains", "--help"},
+            new String[] {"work", "--json"},
+            new String[] {"demo", "--help"});
+    for (String[] args : cases) {
+      Outcome whole = execute(Main.commandLine(), args);
+      Outcome one = execute(Main.commandLine(args), args);
+      assertThat(one).as(String.join(" ", args)).isEqualTo(whole);
+      assertThat(Main.commandLine(args).getSubcommands()).containsOnlyKeys(args[0]);
+    }
+  }
+
+  @Test
+  void the_root_help_an_unknown_subcommand_and_options_before_one_get_the_whole_tree() {
+    for (String[] args :
+        List.of(
+            new String[] {},
+            new String[] {"--help"},
+            new String[] {"help", "task"},
+            new String[] {"tsak", "list"},
+            new String[] {"--json", "task", "show"})) {
+      assertThat(Main.commandLine(args).getSubcommands())
+          .as(String.join(" ", args))
+          .containsOnlyKeys(Main.commandLine().getSubcommands().keySet());
+    }
+    Outcome typo = execute(Main.commandLine(new String[] {"tsak"}), "tsak");
+    assertThat(typo.exit()).isEqualTo(ExitCodes.USAGE);
+    assertThat(typo.err()).contains("did you mean task?");
   }
 }
