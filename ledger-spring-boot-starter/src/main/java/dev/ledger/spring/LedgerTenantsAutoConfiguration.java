@@ -5,12 +5,14 @@ import dev.ledger.LedgerConfig;
 import dev.ledger.tenants.MicrometerTenantMetrics;
 import dev.ledger.tenants.TenantDirectory;
 import dev.ledger.worker.TenantWorkerPool;
+import dev.ledger.worker.WorkerMetrics;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Supplier;
+import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -36,7 +38,9 @@ import org.springframework.context.annotation.Configuration;
  *       the directory ({@link LedgerTenantWorkerLifecycle}), unless {@code
  *       ledger.tenants.worker.enabled=false};
  *   <li>the directory's meters ({@link MicrometerTenantMetrics}) in the application's {@code
- *       MeterRegistry}, when Micrometer is present.
+ *       MeterRegistry}, when Micrometer is present; and the pools' meters, the single-database
+ *       pool's ({@code ledger.tasks.*}, tagged by domain, never by tenant), from a {@link
+ *       WorkerMetrics} bean of the application's own or else over that registry.
  * </ul>
  *
  * <p>Independent of the single-database {@link LedgerAutoConfiguration}: a multi-tenant service
@@ -110,7 +114,9 @@ public class LedgerTenantsAutoConfiguration {
     LedgerTenantWorkerLifecycle ledgerTenantWorkerLifecycle(
         TenantDirectory directory,
         ObjectProvider<LedgerTenantTaskHandler> handlers,
-        LedgerTenantsProperties properties) {
+        LedgerTenantsProperties properties,
+        ObjectProvider<WorkerMetrics> metrics,
+        ListableBeanFactory beans) {
       Map<String, LedgerTenantTaskHandler> byDomain = new HashMap<>();
       List<Supplier<TenantWorkerPool>> factories = new ArrayList<>();
       LedgerTenantsProperties.Worker w = properties.getWorker();
@@ -141,6 +147,14 @@ public class LedgerTenantsAutoConfiguration {
               }
               if (w.getHolder() != null) {
                 b.holder(w.getHolder() + "-" + h.domain());
+              }
+              // the same meters as the single-database pool's (tagged by domain, never by tenant)
+              WorkerMetrics m = metrics.getIfAvailable();
+              if (m == null && LedgerWorkerMeters.MICROMETER) {
+                m = LedgerWorkerMeters.of(beans);
+              }
+              if (m != null) {
+                b.metrics(m);
               }
               return b.start();
             });

@@ -167,6 +167,25 @@ class LedgerTenantsAutoConfigurationTest {
                   .isEqualTo(3.0);
               assertThat(registry.get("ledger.tenants.connections.budget").gauge().value())
                   .isEqualTo(8.0);
+              // the pool's own meters, as a single-database pool's: per domain, not per tenant
+              // (counted just after the completion commits, which the test may see first)
+              Instant metered = Instant.now().plus(Duration.ofSeconds(10));
+              while (registry.find("ledger.tasks.completed").counters().stream()
+                          .mapToDouble(c -> c.count())
+                          .sum()
+                      < 3
+                  && Instant.now().isBefore(metered)) {
+                Thread.sleep(20);
+              }
+              assertThat(
+                      registry
+                          .get("ledger.tasks.completed")
+                          .tag("domain", DOMAIN)
+                          .counter()
+                          .count())
+                  .isEqualTo(3.0);
+              assertThat(registry.get("ledger.handler.time").tag("domain", DOMAIN).timer().count())
+                  .isEqualTo(3L);
               for (Meter m : registry.getMeters()) {
                 StringBuilder text = new StringBuilder(m.getId().getName());
                 for (Tag tag : m.getId().getTags()) {
