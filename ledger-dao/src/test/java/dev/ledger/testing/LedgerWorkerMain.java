@@ -65,7 +65,14 @@ public final class LedgerWorkerMain {
           hold(open(pool), rest[0], rest[1], Duration.ofMillis(Long.parseLong(rest[2])), rest[3]);
           break;
         case "pool":
-          pool(pool, rest[0], rest[1], Integer.parseInt(rest[2]), Long.parseLong(rest[3]), rest[4]);
+          pool(
+              pool,
+              rest[0],
+              rest[1],
+              Integer.parseInt(rest[2]),
+              Long.parseLong(rest[3]),
+              rest[4],
+              Long.parseLong(rest[5]));
           break;
         case "file-first":
           fileFirst(
@@ -128,7 +135,13 @@ public final class LedgerWorkerMain {
   }
 
   private static void pool(
-      DataSource ds, String domain, String holder, int threads, long leaseMs, String log)
+      DataSource ds,
+      String domain,
+      String holder,
+      int threads,
+      long leaseMs,
+      String log,
+      long handlerMs)
       throws IOException, InterruptedException {
     Ledger ledger = open(ds);
     try (java.io.FileOutputStream out = new java.io.FileOutputStream(log, true)) {
@@ -150,7 +163,7 @@ public final class LedgerWorkerMain {
                       out.write(line);
                       out.flush();
                     }
-                    Thread.sleep(4);
+                    Thread.sleep(handlerMs);
                     return dev.ledger.worker.Outcome.done();
                   })
               .start();

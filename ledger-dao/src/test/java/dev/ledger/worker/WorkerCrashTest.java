@@ -54,14 +54,17 @@ class WorkerCrashTest {
       ids.add(id);
     }
     String url = PG.jdbcUrl();
-    try (WorkerProcess a = start("w-a", url);
-        WorkerProcess b = start("w-b", url)) {
+    // w-b's handler never returns (it would take 10 minutes), so the kill finds it holding the
+    // tasks its threads run, heartbeating them: a worker whose handlers took 4 ms could be killed
+    // between a completion and its next claim, holding nothing (seen on a loaded machine)
+    try (WorkerProcess a = start("w-a", url, 4);
+        WorkerProcess b = start("w-b", url, 600_000)) {
       awaitCompleted(ledger, 400, Duration.ofMinutes(2), a, b);
       // the kill must find w-b working: on a loaded machine its JVM can start after w-a has
       // completed the 400 alone, and a worker killed before its first claim held nothing
       awaitStarted(dir.resolve("w-b.log"), Duration.ofMinutes(2), b);
       assertThat(b.kill()).isEqualTo(137);
-      try (WorkerProcess b2 = start("w-b2", url)) {
+      try (WorkerProcess b2 = start("w-b2", url, 4)) {
         awaitCompleted(ledger, TASKS, Duration.ofMinutes(3), a, b2);
         assertThat(a.process().isAlive()).as(a.describe()).isTrue();
         assertThat(b2.process().isAlive()).as(b2.describe()).isTrue();
@@ -143,7 +146,8 @@ class WorkerCrashTest {
     }
   }
 
-  private WorkerProcess start(String holder, String url) {
+  /** A worker JVM: 4 threads, 1.5 s leases, a handler that logs the task, then sleeps. */
+  private WorkerProcess start(String holder, String url, long handlerMs) {
     return WorkerProcess.start(
         dir,
         holder,
@@ -153,7 +157,8 @@ class WorkerCrashTest {
         holder,
         "4",
         "1500",
-        dir.resolve(holder + ".log").toString());
+        dir.resolve(holder + ".log").toString(),
+        Long.toString(handlerMs));
   }
 
   /** Waits until a worker's handler has started a task (its log has a line). */
