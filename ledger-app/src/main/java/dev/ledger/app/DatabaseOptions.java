@@ -62,11 +62,44 @@ public final class DatabaseOptions {
    * @return the URL, or null for the embedded default
    */
   public String givenUrl() {
-    if (url != null && !url.isBlank()) {
-      return url;
+    return givenUrl(url);
+  }
+
+  /**
+   * The JDBC URL a command was given: its {@code --url} option, else {@code LEDGER_URL}. An empty
+   * one is refused rather than taken for "not given": a pipeline's {@code --url "$DB_URL"} with the
+   * variable unset must not quietly run on the embedded default.
+   *
+   * @param option the {@code --url} option's value, null when not given
+   * @return the URL, or null for the embedded default (neither given)
+   * @throws IllegalArgumentException naming {@code --url} or {@code LEDGER_URL} when it is empty
+   */
+  public static String givenUrl(String option) {
+    if (option != null) {
+      if (option.isBlank()) {
+        throw new IllegalArgumentException(
+            "--url: is empty; give a PostgreSQL JDBC URL, or leave --url out for $LEDGER_URL or"
+                + " the embedded default");
+      }
+      return option;
     }
     String env = System.getenv("LEDGER_URL");
-    return env == null || env.isBlank() ? null : env;
+    if (env != null && env.isBlank()) {
+      throw new IllegalArgumentException(
+          "LEDGER_URL: is set but empty; give a PostgreSQL JDBC URL, or unset it for the"
+              + " embedded default");
+    }
+    return env;
+  }
+
+  /**
+   * Where {@link #givenUrl(String)} found the URL, for messages.
+   *
+   * @param option the {@code --url} option's value, null when not given
+   * @return {@code --url} or {@code LEDGER_URL}
+   */
+  public static String urlSource(String option) {
+    return option != null ? "--url" : "LEDGER_URL";
   }
 
   /**
@@ -101,7 +134,7 @@ public final class DatabaseOptions {
   public OpenDatabase open(int connections) {
     String given = givenUrl();
     if (given != null) {
-      return openUrl(given, connections, directorySchema);
+      return openUrl(urlSource(url), given, connections, directorySchema);
     }
     Path data = (ledgerHome != null ? ledgerHome : home()).resolve("postgres");
     try {
@@ -135,7 +168,24 @@ public final class DatabaseOptions {
    * @throws DatabaseUnreachableException when it cannot be reached, after one attempt
    */
   public static OpenDatabase openUrl(String given, int connections, String directorySchema) {
-    Dsn dsn = parse("--url", given);
+    return openUrl("--url", given, connections, directorySchema);
+  }
+
+  /**
+   * {@link #openUrl(String, int, String)} for a URL from a named place.
+   *
+   * @param source where the URL came from, for messages: {@code --url} or {@code LEDGER_URL}
+   * @param given a JDBC URL or libpq URI, credentials allowed
+   * @param connections the pool's size
+   * @param directorySchema the directory schema
+   * @return the open database; the caller closes it
+   * @throws IllegalArgumentException naming {@code source} when it is not a PostgreSQL URL (the
+   *     message never repeats it)
+   * @throws DatabaseUnreachableException when it cannot be reached, after one attempt
+   */
+  public static OpenDatabase openUrl(
+      String source, String given, int connections, String directorySchema) {
+    Dsn dsn = parse(source, given);
     return new OpenDatabase(
         pool(dsn, connections, dsn.describe()), dsn, dsn.describe(), null, directorySchema, false);
   }

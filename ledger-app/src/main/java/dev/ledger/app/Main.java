@@ -178,7 +178,12 @@ public final class Main {
     String message = e.getMessage();
     List<String> suggestions = List.of();
     if (e instanceof UnmatchedArgumentException unmatched) {
-      suggestions = suggestions(failed, unmatched);
+      if (afterEndOfOptions(failed, unmatched, args)) {
+        // the very name, not a misspelling: nothing to suggest
+        message += "; after '--' every word is an argument: put options before it";
+      } else {
+        suggestions = suggestions(failed, unmatched);
+      }
     } else {
       List<String> unknown = unknownOptions(failed, args);
       if (!unknown.isEmpty()) {
@@ -210,6 +215,17 @@ public final class Main {
    * subcommands; within a small edit distance (a transposition counts as one edit, so {@code
    * --domian} finds {@code --domain} and {@code lsit} finds {@code list}), else picocli's own.
    */
+  /** Whether the unmatched word is one of the command's option names, given after {@code --}. */
+  private static boolean afterEndOfOptions(
+      CommandLine command, UnmatchedArgumentException e, String[] args) {
+    if (e.getUnmatched().isEmpty() || !List.of(args).contains("--")) {
+      return false;
+    }
+    String given = e.getUnmatched().get(0);
+    return command.getCommandSpec().options().stream()
+        .anyMatch(o -> List.of(o.names()).contains(given));
+  }
+
   private static List<String> suggestions(CommandLine command, UnmatchedArgumentException e) {
     if (e.getUnmatched().isEmpty()) {
       return e.getSuggestions();
@@ -228,7 +244,8 @@ public final class Main {
     List<String> closest = new ArrayList<>();
     for (String c : candidates) {
       int d = editDistance(given, c);
-      if (d > Math.max(1, c.length() / 3)) {
+      if (d == 0 || d > Math.max(1, c.length() / 3)) {
+        // d == 0: the very name, unmatched because it came after "--" (usageError says so)
         continue;
       }
       if (d < best) {

@@ -90,7 +90,18 @@ class LauncherIT {
     assertThat(SHORT).as("--version writes no archive").doesNotExist();
     assertThat(LONG).doesNotExist();
 
+    // nor does a subcommand's help, a usage error or a failed command: only a run that did a
+    // command's work, or every later run would map the few classes these load
     String url = PG.jdbcUrl();
+    assertThat(launcher(Map.of(), "task", "file", "--help").exit()).isZero();
+    assertThat(launcher(Map.of(), "task", "fiel").exit()).isEqualTo(ExitCodes.USAGE);
+    assertThat(launcher(Map.of(), "status", "--help").exit()).isZero();
+    assertThat(launcher(Map.of(), "task", "admit", "t-none", "--url", url).exit())
+        .isEqualTo(ExitCodes.FAILED);
+    assertThat(SHORT).doesNotExist();
+    assertThat(LONG).doesNotExist();
+    assertThat(MODULE.resolve("target").toFile().list((d, n) -> n.contains(".jsa."))).isEmpty();
+
     Run filed =
         launcher(Map.of(), "task", "file", "--domain", "launcher", "--title", "T1", "--url", url);
     assertThat(filed.exit()).as(filed.err()).isZero();

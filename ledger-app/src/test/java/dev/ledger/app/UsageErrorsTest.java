@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * Usage errors as a newcomer meets them: one line on stderr (what is wrong, the closest names,
@@ -29,6 +30,34 @@ class UsageErrorsTest {
         .isEqualTo(
             "error: Unknown option: '--domian'; did you mean --domain?"
                 + " (see 'ledger-app task file --help')\n");
+  }
+
+  @Test
+  void an_empty_url_is_refused_rather_than_taken_for_the_embedded_default(@TempDir Path home) {
+    // a pipeline's --url "$DB_URL" with the variable unset must not run on a scratch database
+    for (String empty : List.of("", "  ")) {
+      Cli.Result r = Cli.run("task", "show", "x", "--url", empty, "--ledger-home", home.toString());
+      assertThat(r.exit()).isEqualTo(ExitCodes.USAGE);
+      assertThat(r.out()).isEmpty();
+      assertThat(r.err())
+          .isEqualTo(
+              "error: --url: is empty; give a PostgreSQL JDBC URL, or leave --url out for"
+                  + " $LEDGER_URL or the embedded default\n");
+    }
+    Cli.Result demo = Cli.run("demo", "--url", "", "--json");
+    assertThat(demo.exit()).isEqualTo(ExitCodes.USAGE);
+    assertThat(demo.out()).contains("\"error\":\"--url: is empty;");
+    assertThat(home).isEmptyDirectory();
+  }
+
+  @Test
+  void an_option_after_the_end_of_options_is_not_suggested_as_itself() {
+    Cli.Result r = Cli.run("task", "file", "--domain", "d", "--title", "t", "--", "--json");
+    assertThat(r.exit()).isEqualTo(ExitCodes.USAGE);
+    assertThat(r.err())
+        .isEqualTo(
+            "error: Unknown option: '--json'; after '--' every word is an argument: put options"
+                + " before it (see 'ledger-app task file --help')\n");
   }
 
   @Test

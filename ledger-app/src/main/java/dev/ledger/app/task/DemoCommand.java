@@ -92,9 +92,10 @@ public final class DemoCommand implements java.util.concurrent.Callable<Integer>
   }
 
   private int demo(PrintWriter out) throws Exception {
-    String given = url != null && !url.isBlank() ? url : System.getenv("LEDGER_URL");
-    if (given != null && !given.isBlank()) {
-      try (DatabaseOptions.OpenDatabase db = DatabaseOptions.openUrl(given, 8, "public")) {
+    String given = DatabaseOptions.givenUrl(url);
+    if (given != null) {
+      try (DatabaseOptions.OpenDatabase db =
+          DatabaseOptions.openUrl(DatabaseOptions.urlSource(url), given, 8, "public")) {
         String suffix = "-" + UUID.randomUUID().toString().substring(0, 6);
         step(out, "running in new domains (suffix " + suffix + ") of " + db.description());
         return run(db.dataSource(), out, suffix);

@@ -462,11 +462,14 @@ public final class TaskCommands {
                 t.spec().classification().wire(),
                 Output.fit(t.spec().title(), Output.WIDTH - 58)));
       }
+      // an empty list of a domain that does not exist is most often a misspelt name: say so
+      boolean unknown = tasks.isEmpty() && !ledger.domains().contains(domain);
       out.println(
           tasks.size()
               + (status == null ? "" : " " + which)
               + " task(s) in "
-              + Output.fit(domain, 40));
+              + Output.fit(domain, 40)
+              + (unknown ? ": no such domain (no task was ever filed in it)" : ""));
       return ExitCodes.OK;
     }
   }

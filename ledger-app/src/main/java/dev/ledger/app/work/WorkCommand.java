@@ -146,7 +146,22 @@ public final class WorkCommand implements Callable<Integer> {
                     maxAttempts, backoff, max(backoff, Duration.ofMinutes(5)), 2.0, 0.2));
     try (DatabaseOptions.OpenDatabase db = database.open()) {
       WorkerPool.Builder b = options(() -> configure(WorkerPool.builder(db.ledger()), db, retry));
-      WorkerPool pool = b.start();
+      WorkerPool pool;
+      try {
+        pool = b.start();
+      } catch (dev.ledger.InvalidInputException e) {
+        if (!"domains".equals(e.field())) {
+          throw e;
+        }
+        // the library's remedy names its Java API; the operator's is on this command line
+        throw new picocli.CommandLine.ParameterException(
+            spec.commandLine(),
+            "--domain: unknown domain '"
+                + domain
+                + "': no task was ever filed there and no schema provisioned. Check the"
+                + " spelling, or provision it first: ledger-app migrate --provision "
+                + domain);
+      }
       CountDownLatch stopped = new CountDownLatch(1);
       Thread hook =
           new Thread(

@@ -105,6 +105,13 @@ class ClaimExplainedTest {
     assertThat(r.exit()).isEqualTo(ExitCodes.NOTHING);
     assertThat(r.out())
         .isEqualTo("nothing to claim in nowhere: no such domain (no task was ever filed in it)\n");
+    // listing it says the same, where an empty list of a real domain says nothing more
+    Cli.Result listed = run("task", "list", "--domain", "nowhere");
+    assertThat(listed.exit()).isEqualTo(ExitCodes.OK);
+    assertThat(listed.out())
+        .endsWith("\n0 task(s) in nowhere: no such domain (no task was ever filed in it)\n");
+    Cli.Result emptyList = run("task", "list", "--domain", "explain", "--status", "invalidated");
+    assertThat(emptyList.out()).endsWith("\n0 invalidated task(s) in explain\n");
 
     Ledger ledger = Ledger.open(PG.dataSource());
     NothingToClaim none =

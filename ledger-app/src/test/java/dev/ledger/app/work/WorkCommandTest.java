@@ -30,6 +30,20 @@ class WorkCommandTest {
   @TempDir Path dir;
 
   @Test
+  void an_unknown_domain_is_refused_at_start_with_the_operators_remedy() {
+    dev.ledger.app.Cli.Result r =
+        dev.ledger.app.Cli.run(
+            "work", "--domain", "paymnets", "--command", "true", "--url", PG.jdbcUrl());
+    assertThat(r.exit()).isEqualTo(dev.ledger.app.ExitCodes.USAGE);
+    assertThat(r.out()).isEmpty();
+    assertThat(r.err())
+        .isEqualTo(
+            "error: --domain: unknown domain 'paymnets': no task was ever filed there and no"
+                + " schema provisioned. Check the spelling, or provision it first: ledger-app"
+                + " migrate --provision paymnets (see 'ledger-app work --help')\n");
+  }
+
+  @Test
   void runs_a_command_per_task_fails_with_stderr_and_stops_cleanly_on_sigterm() throws Exception {
     Ledger ledger = Ledger.open(PG.dataSource());
     String good = ledger.file(TaskSpec.builder("ops", "good").body("hello").build());
