@@ -144,6 +144,23 @@ class LauncherIT {
   }
 
   @Test
+  void a_bad_or_empty_ledger_url_is_named_as_the_variable_and_never_runs_on_the_embedded_default(
+      @TempDir Path home) throws Exception {
+    Run bad =
+        launcher(Map.of("LEDGER_URL", "mysql://x", "LEDGER_HOME", home.toString()), "domains");
+    assertThat(bad.exit()).isEqualTo(ExitCodes.USAGE);
+    assertThat(bad.out()).isEmpty();
+    assertThat(bad.err()).startsWith("error: LEDGER_URL: ").doesNotContain("--url");
+    Run empty = launcher(Map.of("LEDGER_URL", "", "LEDGER_HOME", home.toString()), "domains");
+    assertThat(empty.exit()).isEqualTo(ExitCodes.USAGE);
+    assertThat(empty.err())
+        .isEqualTo(
+            "error: LEDGER_URL: is set but empty; give a PostgreSQL JDBC URL, or unset it for the"
+                + " embedded default\n");
+    assertThat(home).isEmptyDirectory();
+  }
+
+  @Test
   void without_the_jar_it_says_how_to_build_it_and_exits_2(@TempDir Path dir) throws Exception {
     Path bin = Files.createDirectories(dir.resolve("bin"));
     Path copy = Files.copy(LAUNCHER, bin.resolve("ledger-app"));
