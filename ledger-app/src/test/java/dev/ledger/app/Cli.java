@@ -34,7 +34,17 @@ public final class Cli {
    * @return what it printed and returned
    */
   public static Result run(String... args) {
-    CommandLine cli = Main.commandLine();
+    return run(Main.commandLine(), args);
+  }
+
+  /**
+   * Runs arguments on a given command line.
+   *
+   * @param cli the command line, e.g. {@code Main.commandLine(args)}
+   * @param args the arguments
+   * @return what it printed and returned
+   */
+  public static Result run(CommandLine cli, String... args) {
     StringWriter out = new StringWriter();
     StringWriter err = new StringWriter();
     cli.setOut(new PrintWriter(out, true));

@@ -28,18 +28,6 @@ class MainTest {
     assertThat(err.toString()).contains("--no-such-option");
   }
 
-  /** What a command line printed and returned. */
-  private record Outcome(int exit, String out, String err) {}
-
-  private static Outcome execute(CommandLine cli, String... args) {
-    StringWriter out = new StringWriter();
-    StringWriter err = new StringWriter();
-    cli.setOut(new PrintWriter(out));
-    cli.setErr(new PrintWriter(err));
-    int exit = cli.execute(args);
-    return new Outcome(exit, out.toString(), err.toString());
-  }
-
   @Test
   void the_command_line_built_for_one_subcommand_answers_as_the_whole_tree_does() {
     // main() builds only the subcommand the arguments name; help, usage errors, suggestions and
@@ -62,8 +50,8 @@ class MainTest {
             new String[] {"work", "--json"},
             new String[] {"demo", "--help"});
     for (String[] args : cases) {
-      Outcome whole = execute(Main.commandLine(), args);
-      Outcome one = execute(Main.commandLine(args), args);
+      Cli.Result whole = Cli.run(Main.commandLine(), args);
+      Cli.Result one = Cli.run(Main.commandLine(args), args);
       assertThat(one).as(String.join(" ", args)).isEqualTo(whole);
       assertThat(Main.commandLine(args).getSubcommands()).containsOnlyKeys(args[0]);
     }
@@ -82,7 +70,7 @@ class MainTest {
           .as(String.join(" ", args))
           .containsOnlyKeys(Main.commandLine().getSubcommands().keySet());
     }
-    Outcome typo = execute(Main.commandLine(new String[] {"tsak"}), "tsak");
+    Cli.Result typo = Cli.run(Main.commandLine(new String[] {"tsak"}), "tsak");
     assertThat(typo.exit()).isEqualTo(ExitCodes.USAGE);
     assertThat(typo.err()).contains("did you mean task?");
   }
