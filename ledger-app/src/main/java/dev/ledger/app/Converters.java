@@ -2,6 +2,7 @@ package dev.ledger.app;
 
 import dev.ledger.InvalidInputException;
 import dev.ledger.Label;
+import dev.ledger.Lease;
 import dev.ledger.Status;
 import picocli.CommandLine.ITypeConverter;
 import picocli.CommandLine.TypeConversionException;
@@ -32,6 +33,23 @@ public final class Converters {
     public Status convert(String value) {
       try {
         return Status.parse(value);
+      } catch (InvalidInputException e) {
+        throw new TypeConversionException(rule(e));
+      }
+    }
+  }
+
+  /** {@code --lease}: the token a claim printed, checked before any database is opened. */
+  public static final class Leases implements ITypeConverter<Lease> {
+    @Override
+    public Lease convert(String value) {
+      if (value.isBlank()) {
+        // most often a shell variable the claim did not set: nothing was claimed
+        throw new TypeConversionException(
+            "is empty (use the token a claim printed; did the claim print one?)");
+      }
+      try {
+        return Lease.parse(value);
       } catch (InvalidInputException e) {
         throw new TypeConversionException(rule(e));
       }

@@ -190,8 +190,13 @@ public final class TaskCommands {
       description = "Extend a lease; a stale lease is refused.",
       footer = {"", "Example:", "  ledger-app task heartbeat --lease <token> --extend 5m"})
   public static final class Heartbeat extends LedgerCommand {
-    @Option(names = "--lease", required = true, paramLabel = "TOKEN", description = "The lease.")
-    String token;
+    @Option(
+        names = "--lease",
+        required = true,
+        paramLabel = "TOKEN",
+        converter = Converters.Leases.class,
+        description = "The lease.")
+    Lease token;
 
     @Option(
         names = "--extend",
@@ -202,7 +207,7 @@ public final class TaskCommands {
 
     @Override
     protected int run(Ledger ledger, PrintWriter out) {
-      Lease l = ledger.heartbeat(Lease.parse(token), extend);
+      Lease l = ledger.heartbeat(token, extend);
       if (json) {
         Output.json(out, Output.lease(l));
       } else {
@@ -219,12 +224,17 @@ public final class TaskCommands {
       description = "Give a claimed task back to the queue.",
       footer = {"", "Example:", "  ledger-app task release --lease <token>"})
   public static final class Release extends LedgerCommand {
-    @Option(names = "--lease", required = true, paramLabel = "TOKEN", description = "The lease.")
-    String token;
+    @Option(
+        names = "--lease",
+        required = true,
+        paramLabel = "TOKEN",
+        converter = Converters.Leases.class,
+        description = "The lease.")
+    Lease token;
 
     @Override
     protected int run(Ledger ledger, PrintWriter out) {
-      Lease l = Lease.parse(token);
+      Lease l = token;
       ledger.release(l);
       return done(out, json, l.taskId(), "released");
     }
@@ -237,15 +247,20 @@ public final class TaskCommands {
       description = "Leave a handoff note on a claimed task.",
       footer = {"", "Example:", "  ledger-app task handoff --lease <token> --text 'half done'"})
   public static final class Handoff extends LedgerCommand {
-    @Option(names = "--lease", required = true, paramLabel = "TOKEN", description = "The lease.")
-    String token;
+    @Option(
+        names = "--lease",
+        required = true,
+        paramLabel = "TOKEN",
+        converter = Converters.Leases.class,
+        description = "The lease.")
+    Lease token;
 
     @Option(names = "--text", required = true, description = "The note.")
     String text;
 
     @Override
     protected int run(Ledger ledger, PrintWriter out) {
-      Lease l = Lease.parse(token);
+      Lease l = token;
       ledger.leaveHandoff(l, text);
       return done(out, json, l.taskId(), "handoff left");
     }
@@ -258,15 +273,20 @@ public final class TaskCommands {
       description = "Complete a claimed task; a stale lease is refused (exit 1).",
       footer = {"", "Example:", "  ledger-app task complete --lease <token> --handoff 'merged'"})
   public static final class Complete extends LedgerCommand {
-    @Option(names = "--lease", required = true, paramLabel = "TOKEN", description = "The lease.")
-    String token;
+    @Option(
+        names = "--lease",
+        required = true,
+        paramLabel = "TOKEN",
+        converter = Converters.Leases.class,
+        description = "The lease.")
+    Lease token;
 
     @Option(names = "--handoff", description = "The result note.")
     String handoff;
 
     @Override
     protected int run(Ledger ledger, PrintWriter out) {
-      Lease l = Lease.parse(token);
+      Lease l = token;
       ledger.complete(l, handoff);
       return done(out, json, l.taskId(), "completed");
     }

@@ -369,7 +369,17 @@ class TaskCommandsTest {
     assertThat(badDuration.err()).contains("use e.g. 500ms, 30s, 5m");
     Run token = run("task", "complete", "--lease", "not-a-token");
     assertThat(token.exit()).isEqualTo(ExitCodes.USAGE);
-    assertThat(token.err()).contains("lease: not a lease token");
+    assertThat(token.err())
+        .isEqualTo(
+            "error: Invalid value for option '--lease': not a lease token (use the token a claim"
+                + " printed or returned) (see 'ledger-app task complete --help')\n");
+    // the README's claim, piped into a variable, leaves it empty when nothing was claimed
+    Run noToken = run("task", "complete", "--lease", "");
+    assertThat(noToken.exit()).isEqualTo(ExitCodes.USAGE);
+    assertThat(noToken.err())
+        .isEqualTo(
+            "error: Invalid value for option '--lease': is empty (use the token a claim printed;"
+                + " did the claim print one?) (see 'ledger-app task complete --help')\n");
     Run unknown = run("task", "admit", "t-none");
     assertThat(unknown.exit()).isEqualTo(ExitCodes.FAILED);
     assertThat(unknown.err().trim()).isEqualTo("error: no task with id 't-none'");
