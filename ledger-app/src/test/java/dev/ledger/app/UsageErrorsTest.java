@@ -164,7 +164,13 @@ class UsageErrorsTest {
     for (String[] cmd :
         List.of(
             new String[] {"task", "claim", "--domain", "x", "--holder", "w", "--lease"},
-            new String[] {"task", "heartbeat", "--lease", "abc", "--extend"},
+            new String[] {
+              "task",
+              "heartbeat",
+              "--lease",
+              new dev.ledger.Lease("t-1", "w", 1, null).token(),
+              "--extend"
+            },
             new String[] {"work", "--domain", "x", "--command", "true", "--lease"},
             new String[] {"work", "--domain", "x", "--command", "true", "--poll"},
             new String[] {"work", "--domain", "x", "--command", "true", "--backoff"},
