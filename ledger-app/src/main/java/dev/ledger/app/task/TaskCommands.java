@@ -20,6 +20,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -190,13 +191,7 @@ public final class TaskCommands {
       description = "Extend a lease; a stale lease is refused.",
       footer = {"", "Example:", "  ledger-app task heartbeat --lease <token> --extend 5m"})
   public static final class Heartbeat extends LedgerCommand {
-    @Option(
-        names = "--lease",
-        required = true,
-        paramLabel = "TOKEN",
-        converter = Converters.Leases.class,
-        description = "The lease.")
-    Lease token;
+    @Mixin LeaseOption held;
 
     @Option(
         names = "--extend",
@@ -207,7 +202,7 @@ public final class TaskCommands {
 
     @Override
     protected int run(Ledger ledger, PrintWriter out) {
-      Lease l = ledger.heartbeat(token, extend);
+      Lease l = ledger.heartbeat(held.lease, extend);
       if (json) {
         Output.json(out, Output.lease(l));
       } else {
@@ -224,17 +219,11 @@ public final class TaskCommands {
       description = "Give a claimed task back to the queue.",
       footer = {"", "Example:", "  ledger-app task release --lease <token>"})
   public static final class Release extends LedgerCommand {
-    @Option(
-        names = "--lease",
-        required = true,
-        paramLabel = "TOKEN",
-        converter = Converters.Leases.class,
-        description = "The lease.")
-    Lease token;
+    @Mixin LeaseOption held;
 
     @Override
     protected int run(Ledger ledger, PrintWriter out) {
-      Lease l = token;
+      Lease l = held.lease;
       ledger.release(l);
       return done(out, json, l.taskId(), "released");
     }
@@ -247,20 +236,14 @@ public final class TaskCommands {
       description = "Leave a handoff note on a claimed task.",
       footer = {"", "Example:", "  ledger-app task handoff --lease <token> --text 'half done'"})
   public static final class Handoff extends LedgerCommand {
-    @Option(
-        names = "--lease",
-        required = true,
-        paramLabel = "TOKEN",
-        converter = Converters.Leases.class,
-        description = "The lease.")
-    Lease token;
+    @Mixin LeaseOption held;
 
     @Option(names = "--text", required = true, description = "The note.")
     String text;
 
     @Override
     protected int run(Ledger ledger, PrintWriter out) {
-      Lease l = token;
+      Lease l = held.lease;
       ledger.leaveHandoff(l, text);
       return done(out, json, l.taskId(), "handoff left");
     }
@@ -273,20 +256,14 @@ public final class TaskCommands {
       description = "Complete a claimed task; a stale lease is refused (exit 1).",
       footer = {"", "Example:", "  ledger-app task complete --lease <token> --handoff 'merged'"})
   public static final class Complete extends LedgerCommand {
-    @Option(
-        names = "--lease",
-        required = true,
-        paramLabel = "TOKEN",
-        converter = Converters.Leases.class,
-        description = "The lease.")
-    Lease token;
+    @Mixin LeaseOption held;
 
     @Option(names = "--handoff", description = "The result note.")
     String handoff;
 
     @Override
     protected int run(Ledger ledger, PrintWriter out) {
-      Lease l = token;
+      Lease l = held.lease;
       ledger.complete(l, handoff);
       return done(out, json, l.taskId(), "completed");
     }
