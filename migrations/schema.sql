@@ -6,7 +6,7 @@
 --   ./mvnw -B -ntp verify -Dledger.schema.update=true
 -- and commit it together with the migration.
 
--- Directory set (db/ledger/directory), in the directory schema, at version 5
+-- Directory set (db/ledger/directory), in the directory schema, at version 6
 
 SET check_function_bodies = false;
 
@@ -61,6 +61,62 @@ BEGIN
 END
 $function$;
 
+SET check_function_bodies = false;
+
+CREATE OR REPLACE FUNCTION ledger_routes_changed()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+    changed text[];
+    d RECORD;
+BEGIN
+    SELECT array_agg(c.id) INTO changed FROM (
+        SELECT n.id FROM ledger_new_routes n
+         WHERE NOT EXISTS (SELECT 1 FROM ledger_old_routes o
+                            WHERE o.id = n.id AND o.completed = n.completed)
+        UNION
+        SELECT o.id FROM ledger_old_routes o
+         WHERE NOT EXISTS (SELECT 1 FROM ledger_new_routes n WHERE n.id = o.id)
+           AND o.completed) c;
+    IF changed IS NULL THEN
+        RETURN NULL;
+    END IF;
+    FOR d IN
+        SELECT m.schema, array_agg(DISTINCT e.task_id ORDER BY e.task_id) AS ids
+          FROM ledger_dependencies e
+          JOIN ledger_tasks r ON r.id = e.task_id
+          JOIN ledger_domains m ON m.domain = r.domain
+         WHERE e.depends_on = ANY (changed)
+         GROUP BY m.schema
+         ORDER BY m.schema
+    LOOP
+        IF d.schema ~ '^"ledger_[a-z0-9_]{0,40}_[0-9a-f]{8}"$'
+           AND EXISTS (SELECT 1 FROM pg_catalog.pg_attribute a
+                        WHERE a.attrelid = to_regclass(d.schema || '.tasks')
+                          AND a.attname = 'blocked' AND NOT a.attisdropped) THEN
+            EXECUTE format(
+                'SELECT count(*) FROM (SELECT 1 FROM %s.tasks WHERE id = ANY ($1)
+                  ORDER BY id FOR UPDATE) locked', d.schema)
+                USING d.ids;
+            -- a fresh statement after the locks: it sees every completion committed meanwhile
+            EXECUTE format(
+                'UPDATE %s.tasks t SET blocked = x.open
+                   FROM (SELECT u.id, EXISTS (
+                                SELECT 1 FROM ledger_dependencies e
+                                  LEFT JOIN ledger_tasks r
+                                         ON r.id = e.depends_on
+                                 WHERE e.task_id = u.id AND r.completed IS NOT TRUE) AS open
+                           FROM unnest($1::text[]) AS u(id)) x
+                  WHERE t.id = x.id AND t.blocked IS DISTINCT FROM x.open',
+                d.schema)
+                USING d.ids;
+        END IF;
+    END LOOP;
+    RETURN NULL;
+END
+$function$;
+
 CREATE TABLE ledger_dependencies (
     depends_on text NOT NULL,
     task_id text NOT NULL,
@@ -97,11 +153,11 @@ CREATE INDEX ledger_dependencies_task ON ledger_dependencies USING btree (task_i
 
 ALTER TABLE ledger_tasks ADD CONSTRAINT ledger_tasks_domain_fkey FOREIGN KEY (domain) REFERENCES ledger_domains(domain);
 
-CREATE TRIGGER ledger_route_completed_changed AFTER UPDATE OF completed ON ledger_tasks FOR EACH ROW WHEN (old.completed IS DISTINCT FROM new.completed AND current_setting('ledger.replay'::text, true) IS DISTINCT FROM 'on'::text) EXECUTE FUNCTION ledger_route_changed();
-
 CREATE TRIGGER ledger_route_completed_deleted AFTER DELETE ON ledger_tasks FOR EACH ROW WHEN (old.completed AND current_setting('ledger.replay'::text, true) IS DISTINCT FROM 'on'::text) EXECUTE FUNCTION ledger_route_changed();
 
 CREATE TRIGGER ledger_route_completed_inserted AFTER INSERT ON ledger_tasks FOR EACH ROW WHEN (new.completed AND current_setting('ledger.replay'::text, true) IS DISTINCT FROM 'on'::text) EXECUTE FUNCTION ledger_route_changed();
+
+CREATE TRIGGER ledger_routes_completed_changed AFTER UPDATE ON ledger_tasks REFERENCING OLD TABLE AS ledger_old_routes NEW TABLE AS ledger_new_routes FOR EACH STATEMENT WHEN (current_setting('ledger.replay'::text, true) IS DISTINCT FROM 'on'::text) EXECUTE FUNCTION ledger_routes_changed();
 
 -- Domain set (db/ledger/domain), in each domain schema, at version 9
 

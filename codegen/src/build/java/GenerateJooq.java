@@ -77,6 +77,8 @@ public class GenerateJooq {
                                       // the trigger functions that keep derived state right
                                       // (directory V5, domain V8): the database calls them
                                       + "|ledger_route_changed|ledger_directory_of"
+                                      // directory V6
+                                      + "|ledger_routes_changed"
                                       + "|ledger_task_filed|ledger_task_status_changed"
                                       // domain V9
                                       + "|ledger_tasks_completion_changed")

@@ -187,6 +187,57 @@ class ClaimCompleteBatchTest {
     assertThat(claimable("ct-sql-b")).containsExactly(dependents.get(2));
   }
 
+  @Test
+  void one_update_of_many_routes_recomputes_every_dependent_in_every_domain_once()
+      throws Exception {
+    String d0 = ledger.fileAndAdmit(TaskSpec.builder("rt-a", "dependency 0").build());
+    String d1 = ledger.fileAndAdmit(TaskSpec.builder("rt-a", "dependency 1").build());
+    String both =
+        ledger.fileAndAdmit(
+            TaskSpec.builder("rt-b", "needs both").dependsOn(List.of(d0, d1)).build());
+    String first =
+        ledger.fileAndAdmit(
+            TaskSpec.builder("rt-c", "needs the first").dependsOn(List.of(d0)).build());
+    assertThat(claimable("rt-b")).isEmpty();
+    assertThat(claimable("rt-c")).isEmpty();
+    // directory V6: one statement over the routes, as an operator (or another stack) may write it
+    try (java.sql.Connection c = PG.dataSource().getConnection();
+        java.sql.PreparedStatement st =
+            c.prepareStatement(
+                "UPDATE public.ledger_tasks SET completed = true WHERE id = ANY (?)")) {
+      st.setArray(1, c.createArrayOf("text", new Object[] {d0, d1}));
+      assertThat(st.executeUpdate()).isEqualTo(2);
+    }
+    assertThat(claimable("rt-b")).containsExactly(both);
+    assertThat(claimable("rt-c")).containsExactly(first);
+    // a route whose id changes: the old id is gone, so its dependents wait again
+    try (java.sql.Connection c = PG.dataSource().getConnection();
+        java.sql.PreparedStatement st =
+            c.prepareStatement("UPDATE public.ledger_tasks SET id = id || '-moved' WHERE id = ?")) {
+      st.setString(1, d1);
+      assertThat(st.executeUpdate()).isEqualTo(1);
+    }
+    assertThat(claimable("rt-b")).isEmpty();
+    assertThat(blocked("rt-b", both)).isTrue();
+    assertThat(claimable("rt-c")).containsExactly(first);
+    assertThat(blocked("rt-c", first)).isFalse();
+  }
+
+  private static boolean blocked(String domain, String id) throws Exception {
+    try (java.sql.Connection c = PG.dataSource().getConnection();
+        java.sql.PreparedStatement st =
+            c.prepareStatement(
+                "SELECT blocked FROM \""
+                    + dev.ledger.schema.DomainSchemas.schemaName(domain)
+                    + "\".tasks WHERE id = ?")) {
+      st.setString(1, id);
+      try (java.sql.ResultSet rs = st.executeQuery()) {
+        assertThat(rs.next()).isTrue();
+        return rs.getBoolean(1);
+      }
+    }
+  }
+
   private List<Boolean> routesCompleted(List<String> ids) throws Exception {
     List<Boolean> out = new ArrayList<>();
     try (java.sql.Connection c = PG.dataSource().getConnection();

@@ -202,9 +202,10 @@ class LedgerHistoryTest {
             "ledger_schema_state constraint ledger_schema_state_pkey added safe",
             "ledger_tasks column completed added safe",
             "- function ledger_route_changed() added safe",
-            "ledger_tasks trigger ledger_route_completed_changed on ledger_tasks added safe",
+            "- function ledger_routes_changed() added safe",
             "ledger_tasks trigger ledger_route_completed_deleted on ledger_tasks added safe",
-            "ledger_tasks trigger ledger_route_completed_inserted on ledger_tasks added safe");
+            "ledger_tasks trigger ledger_route_completed_inserted on ledger_tasks added safe",
+            "ledger_tasks trigger ledger_routes_completed_changed on ledger_tasks added safe");
     JsonNode change = result.json().get("changes").get(15);
     assertThat(change.get("table").asText()).isEqualTo("ledger_tasks");
     assertThat(change.get("name").asText()).isEqualTo("completed");
