@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.ledger.Label;
 import dev.ledger.TaskSpec;
+import dev.ledger.claim.ClaimSlack;
+import dev.ledger.claim.ClaimSql;
 import dev.ledger.codegen.convert.Rfc3339;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -217,8 +219,9 @@ final class RawLedger {
       c.setAutoCommit(false);
       try {
         // as Ledger.claimBatch: short of max with a full window, look again in one 8 times larger
-        int window = window(max);
+        int window = ClaimSlack.window(max, slack.current());
         Window w = claimIn(c, now, until, handling, manifest, max, window, holder, claims);
+        slack.record(claims.size() < max && w.rows() >= window);
         while (claims.size() < max && window <= MAX_WINDOW / 8 && w.rows() >= window) {
           window *= 8;
           w =
@@ -245,14 +248,18 @@ final class RawLedger {
   /** Ledger.MAX_CLAIM_WINDOW: the largest window a claim grows to. */
   private static final int MAX_WINDOW = 1 << 20;
 
+  /** The domain's claim window slack, learnt as ours learns it. */
+  private final ClaimSlack slack = new ClaimSlack();
+
   /**
-   * How many candidate rows a claim of {@code max} reads, as {@code Ledger.claimWindow}.
+   * How many candidate rows an uncontended claim of {@code max} reads, as {@code
+   * Ledger.claimWindow}.
    *
    * @param max the most tasks
    * @return the window
    */
   static int window(int max) {
-    return Math.max(2 * max, max + 16);
+    return ClaimSql.claimWindow(max);
   }
 
   private Window claimIn(

@@ -270,18 +270,15 @@ public final class ClaimSql {
   }
 
   /**
-   * How many candidate rows a claim of {@code max} reads: twice {@code max}, and at least 16 more,
-   * the slack for concurrent claimers locking the same rows. Every candidate is checked again
-   * before one is locked, so the slack is a claim's fixed cost (with 64, a claim of one checked 65
-   * rows where the naive claim checks one: 0.76-0.84x its speed, bench B3); more concurrent
-   * claimers than that make a claim that comes up short look again behind them, in the same
-   * transaction, in a window 8 times larger.
+   * How many candidate rows an uncontended claim of {@code max} reads: {@code max} and {@link
+   * ClaimSlack#MIN} more. Every candidate is checked again before one is locked, so the window is a
+   * claim's fixed cost; under contention a domain's claims widen it ({@link ClaimSlack}).
    *
    * @param max the most tasks claimed
    * @return the window's size in rows
    */
   public static int claimWindow(int max) {
-    return Math.max(2 * max, max + 16);
+    return ClaimSlack.window(max, ClaimSlack.MIN);
   }
 
   /**

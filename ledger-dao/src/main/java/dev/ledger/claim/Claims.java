@@ -35,6 +35,10 @@ public final class Claims {
   private final Engine engine;
   private final Transitions transitions;
 
+  /** Each domain's claim window slack, learnt from its claims; bounded by the domains claimed. */
+  private final java.util.concurrent.ConcurrentMap<String, ClaimSlack> slacks =
+      new java.util.concurrent.ConcurrentHashMap<>();
+
   /**
    * Creates the operations.
    *
@@ -51,7 +55,8 @@ public final class Claims {
    * lease), every requirement in {@code manifest}, label within {@code handling}, every dependency
    * completed, no open continuation; highest priority first, then oldest. When concurrent
    * transactions hold rows of the claim's window and it comes up short, it claims again from a
-   * window 8 times larger, up to {@link ClaimSql#MAX_CLAIM_WINDOW}.
+   * window 8 times larger, up to {@link ClaimSql#MAX_CLAIM_WINDOW}, and the domain's next claims
+   * read a wider window ({@link ClaimSlack}).
    *
    * @param tx the operation's transaction context
    * @param domain the domain
@@ -120,11 +125,13 @@ public final class Claims {
             ClaimSql.jsonArray(List.copyOf(manifest)),
             handling.rank(),
             new Event.Claimed(holder, until).payload());
-    int window = ClaimSql.claimWindow(max);
+    ClaimSlack slack = slacks.computeIfAbsent(schema.get(), s -> new ClaimSlack());
+    int window = ClaimSlack.window(max, slack.current());
     ClaimSql.Claimed claimed = ClaimSql.claimIn(engine.statements(), ctx, args, max, window);
     List<TasksRecord> rows = new ArrayList<>(claimed.rows());
     // short of max with a full window: concurrent transactions hold (or just changed) rows of
-    // the window; look behind them in a window 8 times larger
+    // the window; look behind them in a window 8 times larger, and widen the next claims'
+    boolean contended = rows.size() < max && claimed.windowRows() >= window;
     while (rows.size() < max
         && window <= ClaimSql.MAX_CLAIM_WINDOW / 8
         && claimed.windowRows() >= window) {
@@ -132,6 +139,7 @@ public final class Claims {
       claimed = ClaimSql.claimIn(engine.statements(), ctx, args, max - rows.size(), window);
       rows.addAll(claimed.rows());
     }
+    slack.record(contended);
     rows.sort(ClaimSql.CLAIM_ORDER);
     List<ClaimedTask> out = new ArrayList<>(rows.size());
     for (TasksRecord row : rows) {
