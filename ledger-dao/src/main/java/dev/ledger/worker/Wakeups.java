@@ -1,8 +1,11 @@
 package dev.ledger.worker;
 
+import com.zaxxer.hikari.HikariConfigMXBean;
+import dev.ledger.InvalidInputException;
 import dev.ledger.schema.DomainSchemas;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.SQLTransientConnectionException;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.Map;
@@ -61,6 +64,38 @@ final class Wakeups implements AutoCloseable {
     thread.start();
   }
 
+  /**
+   * Refuses a data source that cannot give the listening connection and one more: the listening
+   * connection is held for the pool's life, so with a pool of one connection every claim would wait
+   * for it (HikariCP's connection timeout, then a failed claim, over and over), and the start's
+   * probe (a {@code NOTIFY} from a second connection) could never run. Only a HikariCP pool (or one
+   * wrapping it, as Spring's proxies do) says its size; any other data source passes.
+   *
+   * @param dataSource the pool's data source for wake-ups
+   * @throws InvalidInputException naming {@code dataSource} for a HikariCP pool of fewer than 2
+   *     connections
+   */
+  static void requireRoomToListen(DataSource dataSource) {
+    HikariConfigMXBean hikari;
+    try {
+      hikari =
+          dataSource.isWrapperFor(HikariConfigMXBean.class)
+              ? dataSource.unwrap(HikariConfigMXBean.class)
+              : null;
+    } catch (SQLException | RuntimeException e) {
+      return; // a data source that cannot say: nothing to check
+    }
+    if (hikari != null && hikari.getMaximumPoolSize() < 2) {
+      throw new InvalidInputException(
+          "dataSource",
+          "a HikariCP pool of "
+              + hikari.getMaximumPoolSize()
+              + " connection cannot serve a worker pool's wake-ups: the listening connection is"
+              + " held for good and every claim would wait for it. Give it at least 2 connections"
+              + " (one listens), or no data source to poll only");
+    }
+  }
+
   /** Whether notifications are arriving on a listening connection now. */
   boolean listening() {
     return listening;
@@ -78,7 +113,19 @@ final class Wakeups implements AutoCloseable {
         }
         ctx.query("LISTEN {0}", DSL.name(probe)).execute();
         PGConnection pg = c.unwrap(PGConnection.class);
-        if (!probe(ctx, pg)) {
+        boolean arrives;
+        try {
+          arrives = probe(ctx, pg);
+        } catch (NoRoomToListen e) {
+          LOG.warn(
+              "ledger worker: the data source gave no second connection while the listening one"
+                  + " was held ({}); a pool of one connection would starve the claims, so the"
+                  + " listening connection is given back and the pool polls instead. Give it at"
+                  + " least 2 connections for wake-ups",
+              e.getCause().getMessage());
+          return;
+        }
+        if (!arrives) {
           LOG.warn(
               "ledger worker: LISTEN/NOTIFY does not reach this connection (a transaction-mode"
                   + " pooler?); polling instead");
@@ -124,13 +171,20 @@ final class Wakeups implements AutoCloseable {
     }
   }
 
-  /** Notifies the probe channel from another session and waits for it on the listening one. */
+  /**
+   * Notifies the probe channel from another session and waits for it on the listening one. A data
+   * source that gives no second connection while the listening one is held (a pool of one, which
+   * {@link #requireRoomToListen} cannot see in a pool other than HikariCP) would starve the claims
+   * the same way: it is reported as such, and the pool polls.
+   */
   private boolean probe(DSLContext listener, PGConnection pg) throws SQLException {
     try (Connection other = dataSource.getConnection()) {
       other.setAutoCommit(true);
       DSL.using(other, SQLDialect.POSTGRES)
           .select(DSL.function("pg_notify", Object.class, DSL.val(probe), DSL.val("probe")))
           .fetch();
+    } catch (SQLTransientConnectionException e) {
+      throw new NoRoomToListen(e);
     }
     long end = System.nanoTime() + PROBE_WAIT.toNanos();
     while (System.nanoTime() < end && !closed) {
@@ -148,6 +202,15 @@ final class Wakeups implements AutoCloseable {
       }
     }
     return false;
+  }
+
+  /** The probe's second connection was refused: the data source has no room for it. */
+  private static final class NoRoomToListen extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    NoRoomToListen(SQLTransientConnectionException cause) {
+      super(cause);
+    }
   }
 
   @Override

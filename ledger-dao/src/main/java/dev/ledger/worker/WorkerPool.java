@@ -232,7 +232,8 @@ public final class WorkerPool implements AutoCloseable {
    *
    * @return this pool
    * @throws InvalidInputException naming {@code domains} when a domain has no schema (and the pool
-   *     was not built with {@link Builder#awaitUnknownDomains()})
+   *     was not built with {@link Builder#awaitUnknownDomains()}), or {@code dataSource} when it is
+   *     a HikariCP pool of fewer than 2 connections (the listening connection is held for good)
    * @throws IllegalStateException when started before
    */
   public synchronized WorkerPool start() {
@@ -256,6 +257,9 @@ public final class WorkerPool implements AutoCloseable {
             holder,
             d);
       }
+    }
+    if (dataSource != null) {
+      Wakeups.requireRoomToListen(dataSource);
     }
     String prefix = "ledger-worker-" + holder;
     runner.start(prefix, concurrency, concurrency + prefetch);
@@ -570,7 +574,9 @@ public final class WorkerPool implements AutoCloseable {
 
     /**
      * The database, for the pool's one listening connection (LISTEN/NOTIFY wake-ups). Without it
-     * the pool only polls. The connection is held for the pool's life: size the data source for it.
+     * the pool only polls. The connection is held for the pool's life: size the data source for it
+     * (at least 2 connections: {@link #start} refuses a HikariCP pool of one; another pool that
+     * gives no second connection is reported at start and the pool polls).
      *
      * @param dataSource the ledger's database, or null for polling only
      * @return this
