@@ -144,10 +144,40 @@ public final class Main {
     cli.setExecutionStrategy(
         parsed -> {
           inheritJson(parsed);
+          if (versionAsJson(parsed)) {
+            return ExitCodes.OK;
+          }
           return new CommandLine.RunLast().execute(parsed);
         });
     cli.getCommandSpec().exitCodeOnInvalidInput(ExitCodes.USAGE);
     return cli;
+  }
+
+  /**
+   * {@code --version} with {@code --json} anywhere on the line: the version as the standard
+   * document, {@code {"command","exitCode":0,"ok":true,"report":{"version"}}}, on stdout.
+   *
+   * @return whether it was printed (the command then ends with {@link ExitCodes#OK})
+   */
+  private static boolean versionAsJson(CommandLine.ParseResult parsed) {
+    boolean version = false;
+    CommandLine.ParseResult last = parsed;
+    for (CommandLine.ParseResult p = parsed; p != null; p = p.subcommand()) {
+      version |= p.isVersionHelpRequested();
+      last = p;
+    }
+    if (!version || !isJson(parsed)) {
+      return false;
+    }
+    PrintWriter out = parsed.commandSpec().commandLine().getOut();
+    out.println(
+        Json.document(
+            last.commandSpec().qualifiedName(),
+            ExitCodes.OK,
+            true,
+            java.util.Map.of("version", version())));
+    out.flush();
+    return true;
   }
 
   /**

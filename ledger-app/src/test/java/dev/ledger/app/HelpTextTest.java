@@ -153,4 +153,28 @@ class HelpTextTest {
     assertThat(r.out().strip()).isEqualTo("ledger-app " + System.getProperty("project.version"));
     assertThat(r.out()).doesNotContain("dev");
   }
+
+  @Test
+  void version_with_json_is_the_standard_document_for_the_root_and_every_subcommand()
+      throws Exception {
+    String version = System.getProperty("project.version");
+    for (List<String> args :
+        List.of(
+            List.of("--version", "--json"),
+            List.of("--json", "--version"),
+            List.of("task", "--version", "--json"),
+            List.of("migrate", "--json", "--version"))) {
+      Cli.Result r = Cli.run(args.toArray(String[]::new));
+      assertThat(r.exit()).as("%s", args).isZero();
+      assertThat(r.err()).as("%s", args).isEmpty();
+      com.fasterxml.jackson.databind.JsonNode doc =
+          new com.fasterxml.jackson.databind.ObjectMapper().readTree(r.out());
+      assertThat(doc.get("command").asText())
+          .as("%s", args)
+          .isEqualTo(args.get(0).startsWith("--") ? "ledger-app" : "ledger-app " + args.get(0));
+      assertThat(doc.get("exitCode").asInt()).isZero();
+      assertThat(doc.get("ok").asBoolean()).isTrue();
+      assertThat(doc.get("report").get("version").asText()).isEqualTo(version);
+    }
+  }
 }
