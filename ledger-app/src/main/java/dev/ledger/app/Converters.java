@@ -56,6 +56,48 @@ public final class Converters {
     }
   }
 
+  /**
+   * Every {@code long} and {@code int} option ({@code --priority}, {@code --max}, ...): a value
+   * that is not a whole number says so, where picocli's own says {@code is not a long}.
+   */
+  public static final class WholeNumbers {
+    private WholeNumbers() {}
+
+    /**
+     * Parses a {@code long} option.
+     *
+     * @param value the text given
+     * @return the number
+     * @throws TypeConversionException when it is not a whole number in range
+     */
+    public static Long toLong(String value) {
+      try {
+        return Long.valueOf(value.strip());
+      } catch (NumberFormatException e) {
+        throw new TypeConversionException(notWhole(value, Long.MIN_VALUE, Long.MAX_VALUE));
+      }
+    }
+
+    /**
+     * Parses an {@code int} option.
+     *
+     * @param value the text given
+     * @return the number
+     * @throws TypeConversionException when it is not a whole number in range
+     */
+    public static Integer toInt(String value) {
+      try {
+        return Integer.valueOf(value.strip());
+      } catch (NumberFormatException e) {
+        throw new TypeConversionException(notWhole(value, Integer.MIN_VALUE, Integer.MAX_VALUE));
+      }
+    }
+
+    private static String notWhole(String value, long min, long max) {
+      return "'" + value + "' is not a whole number (" + min + " to " + max + ")";
+    }
+  }
+
   private static String rule(InvalidInputException e) {
     String prefix = e.field() + ": ";
     String m = e.getMessage();

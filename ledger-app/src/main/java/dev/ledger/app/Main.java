@@ -138,6 +138,11 @@ public final class Main {
       cli.addSubcommand(c);
     }
     cli.setCaseInsensitiveEnumValuesAllowed(true);
+    // registered after the subcommands: picocli gives a converter to the commands present then
+    cli.registerConverter(Long.class, Converters.WholeNumbers::toLong);
+    cli.registerConverter(Long.TYPE, Converters.WholeNumbers::toLong);
+    cli.registerConverter(Integer.class, Converters.WholeNumbers::toInt);
+    cli.registerConverter(Integer.TYPE, Converters.WholeNumbers::toInt);
     cli.setExitCodeExceptionMapper(ExitCodes::of);
     cli.setExecutionExceptionHandler(Main::handle);
     cli.setParameterExceptionHandler(Main::usageError);

@@ -51,6 +51,21 @@ class UsageErrorsTest {
   }
 
   @Test
+  void a_number_option_given_a_word_says_it_wants_a_whole_number() {
+    Cli.Result r = Cli.run("task", "file", "--domain", "d", "--title", "t", "--priority", "high");
+    assertThat(r.exit()).isEqualTo(ExitCodes.USAGE);
+    assertThat(r.out()).isEmpty();
+    assertThat(r.err())
+        .startsWith(
+            "error: Invalid value for option '--priority': 'high' is not a whole number"
+                + " (-9223372036854775808 to 9223372036854775807)")
+        .doesNotContain("is not a long");
+    Cli.Result max = Cli.run("work", "--domain", "d", "--concurrency", "1e3", "--", "true");
+    assertThat(max.exit()).isEqualTo(ExitCodes.USAGE);
+    assertThat(max.err()).contains("'1e3' is not a whole number (-2147483648 to 2147483647)");
+  }
+
+  @Test
   void an_option_after_the_end_of_options_is_not_suggested_as_itself() {
     Cli.Result r = Cli.run("task", "file", "--domain", "d", "--title", "t", "--", "--json");
     assertThat(r.exit()).isEqualTo(ExitCodes.USAGE);
