@@ -223,6 +223,54 @@ class ClaimCompleteBatchTest {
     assertThat(blocked("rt-c", first)).isFalse();
   }
 
+  @Test
+  void two_dependencies_completed_in_concurrent_transactions_both_count_for_their_dependent()
+      throws Exception {
+    java.util.concurrent.ExecutorService second =
+        java.util.concurrent.Executors.newSingleThreadExecutor();
+    try {
+      for (int i = 0; i < 4; i++) {
+        String a = ledger.fileAndAdmit(TaskSpec.builder("race-a", "a " + i).build());
+        String b = ledger.fileAndAdmit(TaskSpec.builder("race-b", "b " + i).build());
+        String x =
+            ledger.fileAndAdmit(
+                TaskSpec.builder("race-x", "x " + i).dependsOn(List.of(a, b)).build());
+        Lease la = ledger.claimBatch("race-a", "w", LEASE, List.of(), Label.PUBLIC, 1).get(0);
+        Lease lb = ledger.claimBatch("race-b", "w", LEASE, List.of(), Label.PUBLIC, 1).get(0);
+        // half the rounds complete b first
+        Lease first = i % 2 == 0 ? la : lb;
+        Lease then = i % 2 == 0 ? lb : la;
+        try (java.sql.Connection c1 = PG.dataSource().getConnection();
+            java.sql.Connection c2 = PG.dataSource().getConnection()) {
+          c1.setAutoCommit(false);
+          c2.setAutoCommit(false);
+          // the first completion's route trigger sees the other dependency open, and holds the
+          // dependent's row lock until it commits
+          ledger.in(c1).complete(first, null);
+          assertThat(blocked("race-x", x)).isTrue();
+          java.util.concurrent.Future<?> other =
+              second.submit(
+                  () -> {
+                    ledger.in(c2).complete(then, null);
+                    return null;
+                  });
+          // the second waits for that lock: it must not read the flags before the first commits
+          Thread.sleep(300);
+          assertThat(other).isNotDone();
+          c1.commit();
+          other.get(30, java.util.concurrent.TimeUnit.SECONDS);
+          c2.commit();
+        }
+        assertThat(blocked("race-x", x)).as("round %d", i).isFalse();
+        assertThat(claimable("race-x")).containsExactly(x);
+        ledger.complete(
+            ledger.claimBatch("race-x", "w", LEASE, List.of(), Label.PUBLIC, 1).get(0), null);
+      }
+    } finally {
+      second.shutdownNow();
+    }
+  }
+
   private static boolean blocked(String domain, String id) throws Exception {
     try (java.sql.Connection c = PG.dataSource().getConnection();
         java.sql.PreparedStatement st =
