@@ -57,45 +57,35 @@ public final class Converters {
   }
 
   /**
-   * Every {@code long} and {@code int} option ({@code --priority}, {@code --max}, ...): a value
-   * that is not a whole number says so, where picocli's own says {@code is not a long}.
+   * Every {@code long} option ({@code --priority}, ...): a value that is not a whole number says
+   * so, where picocli's own says {@code is not a long}. A class, not a lambda: the launcher's
+   * class-data archive dump at exit crashed the JDK 17 VM on lambda proxies of these converters.
    */
-  public static final class WholeNumbers {
-    private WholeNumbers() {}
-
-    /**
-     * Parses a {@code long} option.
-     *
-     * @param value the text given
-     * @return the number
-     * @throws TypeConversionException when it is not a whole number in range
-     */
-    public static Long toLong(String value) {
+  public static final class Longs implements ITypeConverter<Long> {
+    @Override
+    public Long convert(String value) {
       try {
         return Long.valueOf(value.strip());
       } catch (NumberFormatException e) {
         throw new TypeConversionException(notWhole(value, Long.MIN_VALUE, Long.MAX_VALUE));
       }
     }
+  }
 
-    /**
-     * Parses an {@code int} option.
-     *
-     * @param value the text given
-     * @return the number
-     * @throws TypeConversionException when it is not a whole number in range
-     */
-    public static Integer toInt(String value) {
+  /** Every {@code int} option ({@code --concurrency}, ...), as {@link Longs}. */
+  public static final class Ints implements ITypeConverter<Integer> {
+    @Override
+    public Integer convert(String value) {
       try {
         return Integer.valueOf(value.strip());
       } catch (NumberFormatException e) {
         throw new TypeConversionException(notWhole(value, Integer.MIN_VALUE, Integer.MAX_VALUE));
       }
     }
+  }
 
-    private static String notWhole(String value, long min, long max) {
-      return "'" + value + "' is not a whole number (" + min + " to " + max + ")";
-    }
+  private static String notWhole(String value, long min, long max) {
+    return "'" + value + "' is not a whole number (" + min + " to " + max + ")";
   }
 
   private static String rule(InvalidInputException e) {

@@ -139,10 +139,12 @@ public final class Main {
     }
     cli.setCaseInsensitiveEnumValuesAllowed(true);
     // registered after the subcommands: picocli gives a converter to the commands present then
-    cli.registerConverter(Long.class, Converters.WholeNumbers::toLong);
-    cli.registerConverter(Long.TYPE, Converters.WholeNumbers::toLong);
-    cli.registerConverter(Integer.class, Converters.WholeNumbers::toInt);
-    cli.registerConverter(Integer.TYPE, Converters.WholeNumbers::toInt);
+    Converters.Longs longs = new Converters.Longs();
+    Converters.Ints ints = new Converters.Ints();
+    cli.registerConverter(Long.class, longs);
+    cli.registerConverter(Long.TYPE, longs);
+    cli.registerConverter(Integer.class, ints);
+    cli.registerConverter(Integer.TYPE, ints);
     cli.setExitCodeExceptionMapper(ExitCodes::of);
     cli.setExecutionExceptionHandler(Main::handle);
     cli.setParameterExceptionHandler(Main::usageError);
