@@ -29,6 +29,15 @@ final class RunningTask {
   private Thread thread;
   private boolean finished;
 
+  /**
+   * While the task waits for a thread: the lease the last heartbeat returned (null before the
+   * first), so a prefetched task keeps its lease however long it waits.
+   */
+  private volatile Lease queuedLease;
+
+  /** Set when a heartbeat found the lease lost while the task waited for a thread. */
+  volatile LeaseLostException lostWhileQueued;
+
   /** While the handler runs: heartbeats due from {@link #nextBeat} (System.nanoTime). */
   volatile boolean beating;
 
@@ -45,7 +54,21 @@ final class RunningTask {
   /** The current lease: the claim's, or the one the last heartbeat returned. */
   Lease lease() {
     TaskContext c = context;
-    return c != null ? c.lease() : claimed;
+    if (c != null) {
+      return c.lease();
+    }
+    Lease q = queuedLease;
+    return q != null ? q : claimed;
+  }
+
+  /** A heartbeat's lease, before the handler started (after, the context holds it). */
+  void extendedWhileQueued(Lease next) {
+    TaskContext c = context;
+    if (c != null) {
+      c.extended(next);
+    } else {
+      queuedLease = next;
+    }
   }
 
   /** For log lines: {@code " of tenant <id>"}, or nothing in a pool over one ledger. */

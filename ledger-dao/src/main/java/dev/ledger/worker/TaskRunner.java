@@ -224,6 +224,11 @@ final class TaskRunner {
    * @param r the task
    */
   void submit(RunningTask r) {
+    // a prefetched task is beaten while it waits for a thread too: it may wait longer than its
+    // lease when handlers are slow, and an expired lease would be claimed again (by this very
+    // pool) and counted as a failed attempt
+    r.nextBeat = System.nanoTime() + heartbeatEvery.toNanos();
+    r.beating = true;
     running.add(r);
     try {
       workers.execute(() -> run(r));
@@ -255,10 +260,14 @@ final class TaskRunner {
       if (!r.begin()) {
         return;
       }
+      if (!stillHeld(r)) {
+        r.finish();
+        return;
+      }
       Task task = r.task != null ? r.task : pool.ledger(r).get(r.claimed.taskId());
       int attempt = attemptOf(task);
       int max = task.spec().maxAttempts() > 0 ? task.spec().maxAttempts() : retry.maxAttempts();
-      TaskContext ctx = new TaskContext(task, r.claimed, attempt, max);
+      TaskContext ctx = new TaskContext(task, r.lease(), attempt, max);
       r.context = ctx;
       if (r.pickup != null && r.pickup.afterExpiry()) {
         // the previous holder stopped heartbeating (died or stalled) during this attempt: it
@@ -275,10 +284,8 @@ final class TaskRunner {
       if (r.pickup != null && metrics.wantsPickup()) {
         metrics.pickedUp(r.domain, r.pickup.latency());
       }
-      // beaten by the sweep (beatDue): no timer task per task on the way to the handler
+      // beaten by the sweep since its claim: no timer task per task on the way to the handler
       long t0 = System.nanoTime();
-      r.nextBeat = t0 + heartbeatEvery.toNanos();
-      r.beating = true;
       Outcome outcome;
       try {
         outcome = pool.handle(r, task, ctx);
@@ -323,6 +330,34 @@ final class TaskRunner {
         finished(r);
       }
     }
+  }
+
+  /**
+   * Whether a task about to start is still ours: not lost while it waited for a thread, and, when
+   * its lease ran out meanwhile (heartbeats failing, say), extended now. A task that is not is
+   * dropped without running: another claimer may hold it.
+   */
+  private boolean stillHeld(RunningTask r) {
+    LeaseLostException lost = r.lostWhileQueued;
+    if (lost == null && !r.lease().until().isAfter(java.time.Instant.now())) {
+      try {
+        r.extendedWhileQueued(pool.ledger(r).heartbeat(r.lease(), lease));
+      } catch (LeaseLostException e) {
+        lost = e;
+      }
+    }
+    if (lost == null) {
+      return true;
+    }
+    metrics.leaseLost(r.domain);
+    log.warn(
+        "{} {}: task {}{} lost its lease while it waited for a thread; not run: {}",
+        label,
+        holder,
+        r.claimed.taskId(),
+        r.of(),
+        lost.getMessage());
+    return false;
   }
 
   private void record(RunningTask r, TaskContext ctx, Outcome outcome, Duration took) {
@@ -385,13 +420,16 @@ final class TaskRunner {
 
   private void beat(RunningTask r) {
     TaskContext ctx = r.context;
-    if (ctx == null || ctx.leaseLost() || r.finished()) {
+    if ((ctx != null && ctx.leaseLost()) || r.finished() || r.lostWhileQueued != null) {
       return;
     }
     try {
-      ctx.extended(pool.ledger(r).heartbeat(ctx.lease(), lease));
+      r.extendedWhileQueued(pool.ledger(r).heartbeat(r.lease(), lease));
     } catch (LeaseLostException e) {
-      if (!r.finished()) {
+      if (r.context == null) {
+        // still waiting for a thread: the worker that takes it drops it (stillHeld)
+        r.lostWhileQueued = e;
+      } else if (!r.finished()) {
         metrics.leaseLost(r.domain);
         log.warn("{} {}: lease lost while running: {}", label, holder, e.getMessage());
         r.lose(e);
@@ -402,7 +440,7 @@ final class TaskRunner {
           "{} {}: heartbeat of task {}{} failed; trying again",
           label,
           holder,
-          ctx.task().id(),
+          r.claimed.taskId(),
           r.of(),
           e);
     }
@@ -421,7 +459,8 @@ final class TaskRunner {
   boolean stop(Duration timeout) {
     workers.shutdown();
     long end = System.nanoTime() + timeout.toNanos();
-    boolean clean = await(workers, timeout);
+    // an idle pool (nothing held) is clean however short the timeout: its threads only exit
+    boolean clean = await(workers, timeout) || running.isEmpty();
     // the finished tasks' completions, in the time left (and at least a moment)
     long drainEnd = Math.max(end, System.nanoTime() + Duration.ofSeconds(5).toNanos());
     while (completer.busy() && System.nanoTime() < drainEnd) {
@@ -429,18 +468,22 @@ final class TaskRunner {
     }
     // the handlers still running (a finished one awaiting its completion is the completer's)
     List<RunningTask> left = new ArrayList<>();
+    int started = 0;
     for (RunningTask r : running) {
       if (!r.finished()) {
         left.add(r);
+        started += r.context != null ? 1 : 0;
       }
     }
     if (!clean || !left.isEmpty()) {
       clean = false;
       log.warn(
-          "{} {}: {} tasks still running after {}; interrupting them and releasing their leases",
+          "{} {}: {} tasks still running and {} still waiting for a thread after {}; interrupting"
+              + " them and releasing their leases",
           label,
           holder,
-          left.size(),
+          started,
+          left.size() - started,
           timeout);
       for (RunningTask r : left) {
         r.lose(new LeaseLostException(r.lease(), "finish", "released because its pool closed"));
@@ -454,6 +497,18 @@ final class TaskRunner {
     closed = true;
     completer.stop(Duration.ofSeconds(5));
     return clean;
+  }
+
+  /**
+   * Checks a close's timeout.
+   *
+   * @param timeout how long close waits for running handlers
+   * @throws InvalidInputException naming {@code timeout} when it is null or negative
+   */
+  static void checkTimeout(Duration timeout) {
+    if (timeout == null || timeout.isNegative()) {
+      throw new dev.ledger.InvalidInputException("timeout", "must be zero or more, was " + timeout);
+    }
   }
 
   private void release(RunningTask r) {

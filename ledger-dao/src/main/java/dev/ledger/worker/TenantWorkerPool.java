@@ -468,10 +468,12 @@ public final class TenantWorkerPool implements AutoCloseable {
    * returning about 200 ms after the timeout at the latest. Idempotent. Does not close the
    * directory.
    *
-   * @param timeout how long to wait for running handlers
+   * @param timeout how long to wait for running handlers, zero or more
    * @return true when every started handler finished in time
+   * @throws dev.ledger.InvalidInputException naming {@code timeout} when it is null or negative
    */
   public boolean close(Duration timeout) {
+    TaskRunner.checkTimeout(timeout);
     synchronized (this) {
       if (stopping || !started) {
         stopping = true;

@@ -513,9 +513,11 @@ public final class WorkerPool implements AutoCloseable {
    *
    * @param timeout how long to wait for running handlers; zero to release at once
    * @return true when every started handler ended within the timeout (no running task had to be
-   *     released)
+   *     released); true for an idle pool whatever the timeout
+   * @throws dev.ledger.InvalidInputException naming {@code timeout} when it is null or negative
    */
   public boolean close(Duration timeout) {
+    TaskRunner.checkTimeout(timeout);
     synchronized (this) {
       if (life == State.NEW) {
         life = State.CLOSED;

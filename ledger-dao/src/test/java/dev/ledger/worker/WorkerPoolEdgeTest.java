@@ -192,4 +192,54 @@ class WorkerPoolEdgeTest {
     assertThat(ledger.get(id).status()).isEqualTo(Status.ADMITTED); // the late result is refused
     assertThat(kinds(id, "completed")).isZero();
   }
+
+  @Test
+  void a_prefetched_task_keeps_its_lease_however_long_it_waits_for_a_thread() throws Exception {
+    String domain = "slow-queue";
+    List<String> ids = new ArrayList<>();
+    for (int i = 0; i < 3; i++) {
+      ids.add(ledger.fileAndAdmit(TaskSpec.builder(domain, "slow " + i).maxAttempts(2).build()));
+    }
+    Map<String, Integer> runs = new ConcurrentHashMap<>();
+    // one thread, three tasks held, each handler 1.5 s with a lease of 1 s: the third waits 3 s
+    // for the thread, three times its lease
+    start(
+        WorkerPool.builder(ledger)
+            .concurrency(1)
+            .prefetch(2)
+            .lease(Duration.ofSeconds(1))
+            .pollInterval(Duration.ofMillis(100))
+            .domain(
+                domain,
+                (task, ctx) -> {
+                  runs.merge(task.id(), 1, Integer::sum);
+                  Thread.sleep(1500);
+                  return Outcome.done();
+                }));
+    await(
+        "the three tasks completed",
+        Duration.ofSeconds(30),
+        () -> ids.stream().allMatch(id -> ledger.get(id).status() == Status.COMPLETED));
+    for (String id : ids) {
+      assertThat(runs.get(id)).as(id).isEqualTo(1);
+      assertThat(kinds(id, "claimed")).as(id).isEqualTo(1);
+      assertThat(ledger.withOrigin(domain, "retries:" + id)).as(id).isEmpty();
+    }
+    assertThat(ledger.list(domain, Status.INVALIDATED)).isEmpty();
+  }
+
+  @Test
+  void closing_an_idle_pool_is_clean_at_once_and_a_bad_timeout_is_refused() {
+    String domain = "idle-close";
+    ledger.provision(domain);
+    WorkerPool pool =
+        start(WorkerPool.builder(ledger).domain(domain, (task, ctx) -> Outcome.done()));
+    for (Duration bad : java.util.Arrays.asList(null, Duration.ofSeconds(-1))) {
+      org.assertj.core.api.Assertions.assertThatThrownBy(() -> pool.close(bad))
+          .isInstanceOfSatisfying(
+              dev.ledger.InvalidInputException.class,
+              e -> assertThat(e.field()).isEqualTo("timeout"));
+    }
+    assertThat(pool.close(Duration.ZERO)).isTrue();
+  }
 }
