@@ -84,6 +84,33 @@ public final class Converters {
     }
   }
 
+  /**
+   * {@code --not-before}: an RFC 3339 time, or a duration from now as {@link Durations} reads it.
+   */
+  public static final class Times implements ITypeConverter<java.time.Instant> {
+    @Override
+    public java.time.Instant convert(String value) {
+      String text = value.strip();
+      if (text.length() > 10 && text.charAt(4) == '-') {
+        try {
+          return dev.ledger.codegen.convert.Rfc3339.parse(text);
+        } catch (IllegalArgumentException e) {
+          throw new TypeConversionException(
+              "'" + value + "' is not an RFC 3339 time: " + e.getMessage());
+        }
+      }
+      try {
+        return java.time.Instant.now().plus(Durations.parse(text));
+      } catch (TypeConversionException e) {
+        throw new TypeConversionException(
+            "'"
+                + value
+                + "' is neither an RFC 3339 time (2026-12-03T15:00:00Z) nor a duration from now"
+                + " (10m, 2h)");
+      }
+    }
+  }
+
   private static String notWhole(String value, long min, long max) {
     return "'" + value + "' is not a whole number (" + min + " to " + max + ")";
   }

@@ -85,6 +85,7 @@ public final class Output {
     o.put("holder", t.holder());
     o.put("lease_until", time(t.leaseUntil()));
     o.put("attempts", t.attempts());
+    o.put("not_before", time(t.spec().notBefore()));
     o.put("handoff", t.handoff());
     o.put("reason", t.reason());
     o.put("superseded_by", t.supersededBy());

@@ -78,6 +78,21 @@ public final class TaskCommands {
     @Option(names = "--created-by", defaultValue = "ledger-app", description = "Who files it.")
     String createdBy;
 
+    @Option(
+        names = "--not-before",
+        paramLabel = "TIME",
+        converter = Converters.Times.class,
+        description =
+            "The earliest time it may run, an RFC 3339 time or a duration from now (10m, 2h):"
+                + " the task stays proposed until then, when a worker pool admits it.")
+    java.time.Instant notBefore;
+
+    @Option(
+        names = "--max-attempts",
+        defaultValue = "0",
+        description = "Runs before it is a dead letter, 1 to 1000 (default 0: the pool's).")
+    int maxAttempts;
+
     @Override
     protected int run(Ledger ledger, PrintWriter out) {
       String id =
@@ -90,6 +105,8 @@ public final class TaskCommands {
                   .dependsOn(dependsOn)
                   .origin(origin, upstreamEvent)
                   .createdBy(createdBy)
+                  .notBefore(notBefore)
+                  .maxAttempts(maxAttempts)
                   .build());
       if (json) {
         Output.json(out, Output.object().put("id", id));

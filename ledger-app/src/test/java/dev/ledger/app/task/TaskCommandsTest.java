@@ -150,6 +150,71 @@ class TaskCommandsTest {
   }
 
   @Test
+  void file_takes_a_time_not_before_and_its_own_max_attempts() throws Exception {
+    java.time.Instant before = java.time.Instant.now();
+    Run later =
+        run(
+            "task",
+            "file",
+            "--domain",
+            "cli-later",
+            "--title",
+            "in an hour",
+            "--not-before",
+            "1h",
+            "--max-attempts",
+            "3",
+            "--json");
+    assertThat(later.exit()).as(later.err()).isZero();
+    dev.ledger.Ledger ledger = dev.ledger.Ledger.open(PG.dataSource());
+    dev.ledger.Task t = ledger.get(later.json().get("id").asText());
+    assertThat(t.spec().maxAttempts()).isEqualTo(3);
+    assertThat(t.spec().notBefore())
+        .isBetween(before.plusSeconds(3600), java.time.Instant.now().plusSeconds(3600));
+    assertThat(t.status()).isEqualTo(dev.ledger.Status.PROPOSED);
+    JsonNode shown = run("task", "show", t.id(), "--json").json();
+    assertThat(shown.get("not_before").asText())
+        .isEqualTo(dev.ledger.codegen.convert.Rfc3339.format(t.spec().notBefore()));
+
+    Run at =
+        run(
+            "task",
+            "file",
+            "--domain",
+            "cli-later",
+            "--title",
+            "at a time",
+            "--not-before",
+            "2030-01-02T03:04:05Z",
+            "--json");
+    assertThat(at.exit()).as(at.err()).isZero();
+    assertThat(ledger.get(at.json().get("id").asText()).spec().notBefore())
+        .isEqualTo(java.time.Instant.parse("2030-01-02T03:04:05Z"));
+
+    Run bad = run("task", "file", "--domain", "cli-later", "--title", "x", "--not-before", "soon");
+    assertThat(bad.exit()).isEqualTo(dev.ledger.app.ExitCodes.USAGE);
+    assertThat(bad.err())
+        .contains("--not-before")
+        .contains("'soon' is neither an RFC 3339 time (2026-12-03T15:00:00Z) nor a duration");
+    Run badTime =
+        run(
+            "task",
+            "file",
+            "--domain",
+            "cli-later",
+            "--title",
+            "x",
+            "--not-before",
+            "2030-13-01T00:00:00Z");
+    assertThat(badTime.exit()).isEqualTo(dev.ledger.app.ExitCodes.USAGE);
+    assertThat(badTime.err()).contains("is not an RFC 3339 time");
+    Run tooMany =
+        run("task", "file", "--domain", "cli-later", "--title", "x", "--max-attempts", "5000");
+    assertThat(tooMany.exit()).isEqualTo(dev.ledger.app.ExitCodes.USAGE);
+    assertThat(tooMany.err()).contains("max_attempts: must be 1 to 1000");
+  }
+
+  @Test
   void invalidate_rescore_post_list_and_domains() throws Exception {
     String a = run("task", "file", "--domain", "ops", "--title", "a").out().trim();
     String b =
