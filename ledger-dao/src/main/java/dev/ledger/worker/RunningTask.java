@@ -61,8 +61,8 @@ final class RunningTask {
     return q != null ? q : claimed;
   }
 
-  /** A heartbeat's lease, before the handler started (after, the context holds it). */
-  void extendedWhileQueued(Lease next) {
+  /** Keeps a heartbeat's lease: in the context once the handler started, else here. */
+  void extended(Lease next) {
     TaskContext c = context;
     if (c != null) {
       c.extended(next);

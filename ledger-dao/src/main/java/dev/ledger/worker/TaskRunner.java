@@ -341,7 +341,7 @@ final class TaskRunner {
     LeaseLostException lost = r.lostWhileQueued;
     if (lost == null && !r.lease().until().isAfter(java.time.Instant.now())) {
       try {
-        r.extendedWhileQueued(pool.ledger(r).heartbeat(r.lease(), lease));
+        r.extended(pool.ledger(r).heartbeat(r.lease(), lease));
       } catch (LeaseLostException e) {
         lost = e;
       }
@@ -424,7 +424,7 @@ final class TaskRunner {
       return;
     }
     try {
-      r.extendedWhileQueued(pool.ledger(r).heartbeat(r.lease(), lease));
+      r.extended(pool.ledger(r).heartbeat(r.lease(), lease));
     } catch (LeaseLostException e) {
       if (r.context == null) {
         // still waiting for a thread: the worker that takes it drops it (stillHeld)
