@@ -19,12 +19,15 @@ import org.jooq.ExecuteListener;
  *     the migration job. True by default
  * @param clock the time source for event times and leases; the system UTC clock by default
  * @param executeListeners jOOQ listeners added to every statement (logging, tests); none by default
+ * @param timeouts the bounds on every wait of a call (lock, statement, network, connect); {@link
+ *     Timeouts#defaults()} by default
  */
 public record LedgerConfig(
     String directorySchema,
     boolean runtimeDdl,
     Clock clock,
-    List<ExecuteListener> executeListeners) {
+    List<ExecuteListener> executeListeners,
+    Timeouts timeouts) {
 
   private static final Pattern IDENTIFIER = Pattern.compile("[a-z_][a-z0-9_]{0,62}");
 
@@ -39,10 +42,32 @@ public record LedgerConfig(
       throw new InvalidInputException("clock", "must not be null");
     }
     executeListeners = List.copyOf(executeListeners == null ? List.of() : executeListeners);
+    if (timeouts == null) {
+      throw new InvalidInputException("timeouts", "must not be null");
+    }
   }
 
   /**
-   * The defaults: directory {@code public}, runtime DDL allowed, system UTC clock.
+   * The configuration of before the timeouts, with {@link Timeouts#defaults()}.
+   *
+   * @param directorySchema the directory schema
+   * @param runtimeDdl whether runtime DDL is allowed
+   * @param clock the clock
+   * @param executeListeners jOOQ listeners
+   * @deprecated use {@link #builder()}, or the canonical constructor with {@link Timeouts}
+   */
+  @Deprecated
+  public LedgerConfig(
+      String directorySchema,
+      boolean runtimeDdl,
+      Clock clock,
+      List<ExecuteListener> executeListeners) {
+    this(directorySchema, runtimeDdl, clock, executeListeners, Timeouts.defaults());
+  }
+
+  /**
+   * The defaults: directory {@code public}, runtime DDL allowed, system UTC clock, {@link
+   * Timeouts#defaults()}.
    *
    * @return the default configuration
    */
@@ -65,6 +90,7 @@ public record LedgerConfig(
     private boolean runtimeDdl = true;
     private Clock clock = Clock.systemUTC();
     private final List<ExecuteListener> listeners = new ArrayList<>();
+    private Timeouts timeouts = Timeouts.defaults();
 
     private Builder() {}
 
@@ -113,13 +139,24 @@ public record LedgerConfig(
     }
 
     /**
+     * Sets the bounds on every wait of a call.
+     *
+     * @param timeouts the bounds, not null; e.g. {@code Timeouts.defaults().withLock(...)}
+     * @return this
+     */
+    public Builder timeouts(Timeouts timeouts) {
+      this.timeouts = timeouts;
+      return this;
+    }
+
+    /**
      * Builds and validates.
      *
      * @return the configuration
      * @throws InvalidInputException naming the invalid setting
      */
     public LedgerConfig build() {
-      return new LedgerConfig(directorySchema, runtimeDdl, clock, listeners);
+      return new LedgerConfig(directorySchema, runtimeDdl, clock, listeners, timeouts);
     }
   }
 }

@@ -151,8 +151,11 @@ public abstract class LedgerOperations {
    *
    * @param id the task id
    * @param reason why, 1 to {@value Validation#MAX_BODY} characters
-   * @param supersededBy the task replacing it, or null; must exist when given
-   * @throws TaskNotFoundException when no task has the id (or {@code supersededBy} names none)
+   * @param supersededBy the task replacing it, or null; must exist when given, and not be {@code
+   *     id}
+   * @throws TaskNotFoundException when no task has the id
+   * @throws InvalidInputException naming {@code reason} when it is empty or too long, or {@code
+   *     superseded_by} when it names no task or the task itself
    * @throws WrongStateException when the task is already completed or invalidated
    */
   public final void invalidate(String id, String reason, String supersededBy) {

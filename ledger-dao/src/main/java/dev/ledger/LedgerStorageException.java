@@ -10,7 +10,7 @@ package dev.ledger;
  * origin and upstream event returns the first task's id; a heartbeat or complete whose lease is
  * lost meanwhile says so), or read first. Every other storage failure left nothing written.
  */
-public final class LedgerStorageException extends LedgerException {
+public class LedgerStorageException extends LedgerException {
 
   private static final long serialVersionUID = 1L;
 
@@ -55,6 +55,21 @@ public final class LedgerStorageException extends LedgerException {
   }
 
   /**
+   * Creates the error with a message of a subtype's own.
+   *
+   * @param message the whole message, naming the operation
+   * @param sqlState PostgreSQL's SQLState, or null when unknown
+   * @param cause the failure
+   * @param outcomeUnknown true when the connection was lost during the commit
+   */
+  protected LedgerStorageException(
+      String message, Throwable cause, String sqlState, boolean outcomeUnknown) {
+    super(message, cause);
+    this.sqlState = sqlState;
+    this.outcomeUnknown = outcomeUnknown;
+  }
+
+  /**
    * Whether the write may have been committed although the operation failed: the connection was
    * lost while the ledger committed its own transaction. False for every failure before the commit,
    * for a commit the server refused (it rolled back), and inside a caller's transaction (the ledger
@@ -75,13 +90,34 @@ public final class LedgerStorageException extends LedgerException {
     return sqlState;
   }
 
-  private static String firstLine(Throwable cause) {
-    Throwable root = cause;
-    while (root.getCause() != null && root.getCause() != root) {
-      root = root.getCause();
+  /**
+   * What the failure says, on one line: the deepest message in the cause chain that says anything,
+   * with the class of the root cause when that is not the message's own (a lost connection's root
+   * is often an {@code EOFException} or {@code SocketException} with no message at all).
+   *
+   * @param cause the failure
+   * @return e.g. {@code An I/O error occurred while sending to the backend. (EOFException)}
+   */
+  static String firstLine(Throwable cause) {
+    if (cause == null) {
+      return "no cause recorded";
     }
-    String m = String.valueOf(root.getMessage());
-    int nl = m.indexOf('\n');
-    return nl < 0 ? m : m.substring(0, nl);
+    String message = null;
+    Throwable said = null;
+    Throwable root = cause;
+    for (Throwable t = cause; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      root = t;
+      String m = t.getMessage();
+      if (m != null && !m.isBlank()) {
+        message = m;
+        said = t;
+      }
+    }
+    if (message == null) {
+      return root.getClass().getSimpleName();
+    }
+    int nl = message.indexOf('\n');
+    String line = nl < 0 ? message : message.substring(0, nl);
+    return said == root ? line : line + " (" + root.getClass().getSimpleName() + ")";
   }
 }

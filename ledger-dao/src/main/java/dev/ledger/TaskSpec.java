@@ -47,8 +47,8 @@ public record TaskSpec(
   /** Copies the lists, so the spec is immutable; truncates {@code notBefore} to microseconds. */
   public TaskSpec {
     notBefore = notBefore == null ? null : notBefore.truncatedTo(ChronoUnit.MICROS);
-    requirements = requirements == null ? List.of() : List.copyOf(requirements);
-    dependsOn = dependsOn == null ? List.of() : List.copyOf(dependsOn);
+    requirements = Validation.copyOfNames("requirements", requirements);
+    dependsOn = Validation.copyOfNames("depends_on", dependsOn);
     body = body == null ? "" : body;
     classification = classification == null ? Label.PUBLIC : classification;
   }

@@ -131,6 +131,28 @@ public final class Validation {
   }
 
   /**
+   * An immutable copy of a list of names a caller gave, refusing a null element with a typed error
+   * ({@link List#copyOf} would throw a bare {@link NullPointerException}). The elements are
+   * otherwise checked by {@link #names}.
+   *
+   * @param field the field name, e.g. {@code requirements}
+   * @param values the list, may be null (an empty list)
+   * @return the copy, never null
+   * @throws InvalidInputException naming {@code field} and the null element's index
+   */
+  public static List<String> copyOfNames(String field, List<String> values) {
+    if (values == null) {
+      return List.of();
+    }
+    for (int i = 0; i < values.size(); i++) {
+      if (values.get(i) == null) {
+        throw new InvalidInputException(field, "item " + i + " is null");
+      }
+    }
+    return List.copyOf(values);
+  }
+
+  /**
    * Checks a list of names: none empty, none over {@value #MAX_NAME} characters, no U+0000, no
    * duplicates.
    *

@@ -117,4 +117,31 @@ class InputTextTest {
     assertThat(ledger.list(nfc, Status.PROPOSED)).extracting(Task::id).containsExactly(a);
     assertThat(ledger.list(nfd, Status.PROPOSED)).extracting(Task::id).containsExactly(b);
   }
+
+  @Test
+  void a_null_requirement_or_dependency_is_refused_naming_the_field_and_its_index() {
+    java.util.ArrayList<String> requirements = new java.util.ArrayList<>(List.of("sql"));
+    requirements.add(null);
+    assertThatThrownBy(() -> TaskSpec.builder("nulls", "Title").requirements(requirements).build())
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessage("requirements: item 1 is null");
+    java.util.ArrayList<String> dependencies = new java.util.ArrayList<>();
+    dependencies.add(null);
+    assertThatThrownBy(() -> TaskSpec.builder("nulls", "Title").dependsOn(dependencies).build())
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessage("depends_on: item 0 is null");
+    assertThat(ledger.domains()).doesNotContain("nulls");
+  }
+
+  @Test
+  void a_task_cannot_be_invalidated_as_superseded_by_itself_and_stays_open() {
+    String id = ledger.fileAndAdmit(TaskSpec.builder("selfish", "Title").build());
+    assertThatThrownBy(() -> ledger.invalidate(id, "replaced", id))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessage(
+            "superseded_by: is the task being invalidated ('"
+                + id
+                + "'): a task cannot replace itself");
+    assertThat(ledger.get(id).status()).isEqualTo(Status.ADMITTED);
+  }
 }

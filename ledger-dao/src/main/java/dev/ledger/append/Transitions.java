@@ -94,6 +94,11 @@ public final class Transitions {
   public void invalidate(Tx tx, String id, String reason, String supersededBy) {
     Validation.required("reason", reason, Validation.MAX_BODY);
     Validation.text("superseded_by", supersededBy, Validation.MAX_NAME);
+    if (id != null && id.equals(supersededBy)) {
+      throw new InvalidInputException(
+          "superseded_by",
+          "is the task being invalidated ('" + id + "'): a task cannot replace itself");
+    }
     if (supersededBy != null && engine.findSchemaOfTask(tx, supersededBy).isEmpty()) {
       throw new InvalidInputException("superseded_by", "no task with id '" + supersededBy + "'");
     }

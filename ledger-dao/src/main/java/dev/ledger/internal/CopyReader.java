@@ -86,13 +86,20 @@ final class CopyReader {
           try {
             return rows(copy, fields.length, row);
           } catch (EOFException e) {
-            throw drained(copy, malformed("the stream ended inside a row"));
+            throw drained(c, copy, malformed("the stream ended inside a row"));
           } catch (IOException e) {
-            // pgjdbc reports a failed COPY as an IOException around the SQLException
+            // pgjdbc reports a failed COPY as an IOException around the SQLException: keep that
+            // one as the cause, so its SQLState is the error's
+            SQLException database = sqlCause(e);
             throw drained(
-                copy, new DataAccessException("COPY TO STDOUT failed: " + e.getMessage(), e));
+                c,
+                copy,
+                new DataAccessException(
+                    "COPY TO STDOUT failed: "
+                        + (database != null ? database.getMessage() : e.getMessage()),
+                    database != null ? database : e));
           } catch (RuntimeException | Error e) {
-            throw drained(copy, e);
+            throw drained(c, copy, e);
           }
         });
   }
@@ -138,9 +145,12 @@ final class CopyReader {
    * Reads what is left of a {@code COPY} that stopped early (a row refused by the caller), so the
    * connection ends the {@code COPY} and can roll back. Not {@code cancelCopy()}: in pgjdbc 42.7 a
    * cancelled {@code COPY TO} leaves the rest of its messages on the wire, and the next statement
-   * on the connection reads them (pgjdbc issue 3163). The server finishes the statement.
+   * on the connection reads them (pgjdbc issue 3163). The server finishes the statement. When the
+   * connection died under the {@code COPY} (nothing more can be read), it is aborted instead
+   * ({@link CopyConnections}): otherwise the rollback would wait for the copy's lock forever.
    */
-  private static <T extends Throwable> T drained(PGCopyInputStream copy, T failure) {
+  private static <T extends Throwable> T drained(
+      java.sql.Connection c, PGCopyInputStream copy, T failure) {
     try {
       while (copy.isActive() && copy.readFromCopy() != null) {
         // dropped
@@ -148,7 +158,17 @@ final class CopyReader {
     } catch (SQLException e) {
       failure.addSuppressed(e);
     }
+    CopyConnections.abortIfStuck(c, copy.isActive(), failure);
     return failure;
+  }
+
+  private static SQLException sqlCause(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof SQLException s) {
+        return s;
+      }
+    }
+    return null;
   }
 
   private static void header(DataInputStream in) throws IOException {

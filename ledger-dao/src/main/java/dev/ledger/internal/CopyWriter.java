@@ -136,6 +136,7 @@ final class CopyWriter {
                 e.addSuppressed(cancel);
               }
             }
+            CopyConnections.abortIfStuck(c, in.isActive(), e);
             throw e;
           }
         });

@@ -36,6 +36,8 @@ public final class Engine {
   private final RenderedStatement.Cache statements = new RenderedStatement.Cache();
   private final Directory directory;
   private final Clock clock;
+  private final Bounds bounds;
+  private final StorageErrors errors;
 
   /**
    * Creates the engine.
@@ -48,6 +50,8 @@ public final class Engine {
     this.dsl = new RenderMappedDsl(dataSource, config.directorySchema(), config.executeListeners());
     this.directory = new Directory(dataSource, dsl, statements, config.runtimeDdl());
     this.clock = config.clock();
+    this.bounds = new Bounds(config.timeouts());
+    this.errors = new StorageErrors(config.timeouts());
   }
 
   /**
@@ -202,10 +206,10 @@ public final class Engine {
         // a converter could not read a stored value: bad data, not a database failure
         throw new dev.ledger.StoredDataException(operation, unreadable.getMessage(), e);
       }
-      throw new LedgerStorageException(operation, e.sqlState(), e);
+      throw errors.of(operation, e, false);
     } catch (org.flywaydb.core.api.FlywayException e) {
       // provisioning a new domain's schema failed (connection lost, migration refused)
-      throw new LedgerStorageException(operation, null, e);
+      throw errors.of(operation, e, false);
     } catch (IllegalArgumentException e) {
       // a stored value a converter could not read
       throw new LedgerException(operation + ": " + e.getMessage(), e);
@@ -273,10 +277,28 @@ public final class Engine {
         // the data source's connection is in a caller's transaction: join it
         return body.apply(new Tx(c, false, dsl));
       }
+      return owned(operation, c, body);
+    } finally {
+      closeQuietly(c);
+    }
+  }
+
+  /**
+   * Runs {@code body} in a transaction of the ledger's own on {@code c} (in autocommit mode when
+   * given), under the {@link dev.ledger.Timeouts}: committed when the body returns, rolled back
+   * when it throws; the connection is left in autocommit mode with its socket timeout as it was.
+   */
+  private <T> T owned(String operation, Connection c, Function<Tx, T> body) {
+    int network = bindNetwork(operation, c);
+    try {
       setAutoCommit(operation, c, false);
       T result;
       try {
+        bounds.bindTransaction(c);
         result = body.apply(new Tx(c, true, dsl));
+      } catch (SQLException e) {
+        rollbackQuietly(c, e);
+        throw errors.of(operation, e, false);
       } catch (RuntimeException | Error e) {
         rollbackQuietly(c, e);
         throw e;
@@ -284,12 +306,20 @@ public final class Engine {
       try {
         c.commit();
       } catch (SQLException e) {
-        throw new LedgerStorageException(operation, e.getSQLState(), e, lostInCommit(e));
+        throw errors.of(operation, e, true);
       }
       setAutoCommit(operation, c, true);
       return result;
     } finally {
-      closeQuietly(c);
+      Bounds.restore(c, network);
+    }
+  }
+
+  private int bindNetwork(String operation, Connection c) {
+    try {
+      return bounds.bindNetwork(c);
+    } catch (SQLException e) {
+      throw errors.of(operation, e, false);
     }
   }
 
@@ -376,18 +406,9 @@ public final class Engine {
   }
 
   /**
-   * Whether a failed commit may have committed: the connection was lost (SQLState class 08, or
-   * none), or the session was ended by the server (class 57, e.g. {@code pg_terminate_backend}). A
-   * commit the server refused (a deferred constraint, a serialization failure) rolled back.
-   */
-  private static boolean lostInCommit(SQLException e) {
-    String state = e.getSQLState();
-    return state == null || state.startsWith("08") || state.startsWith("57");
-  }
-
-  /**
-   * Runs a read on one pooled connection, in autocommit mode (each statement its own snapshot); on
-   * a connection already in a caller's transaction (see {@link #write}), in that transaction.
+   * Runs a read on one pooled connection, in a read-committed transaction of its own so that the
+   * {@link dev.ledger.Timeouts} bound it (each statement still its own snapshot); on a connection
+   * already in a caller's transaction (see {@link #write}), in that transaction.
    *
    * @param operation the operation's name, for messages
    * @param body the read, given the connection's context
@@ -401,7 +422,10 @@ public final class Engine {
         () -> {
           Connection c = connect(operation);
           try {
-            return body.apply(new Tx(c, true, dsl));
+            if (!autoCommit(operation, c)) {
+              return body.apply(new Tx(c, true, dsl));
+            }
+            return owned(operation, c, body);
           } finally {
             closeQuietly(c);
           }
@@ -427,23 +451,23 @@ public final class Engine {
     try {
       return dataSource.getConnection();
     } catch (SQLException e) {
-      throw new LedgerStorageException(operation, e.getSQLState(), e);
+      throw errors.connecting(operation, e);
     }
   }
 
-  private static boolean autoCommit(String operation, Connection c) {
+  private boolean autoCommit(String operation, Connection c) {
     try {
       return c.getAutoCommit();
     } catch (SQLException e) {
-      throw new LedgerStorageException(operation, e.getSQLState(), e);
+      throw errors.of(operation, e, false);
     }
   }
 
-  private static void setAutoCommit(String operation, Connection c, boolean on) {
+  private void setAutoCommit(String operation, Connection c, boolean on) {
     try {
       c.setAutoCommit(on);
     } catch (SQLException e) {
-      throw new LedgerStorageException(operation, e.getSQLState(), e);
+      throw errors.of(operation, e, false);
     }
   }
 

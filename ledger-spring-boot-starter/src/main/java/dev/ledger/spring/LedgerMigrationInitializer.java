@@ -36,7 +36,12 @@ public class LedgerMigrationInitializer implements InitializingBean {
       DataSource dataSource, LedgerConfig config, List<String> domains) {
     this.dataSource = dataSource;
     this.config =
-        new LedgerConfig(config.directorySchema(), true, config.clock(), config.executeListeners());
+        new LedgerConfig(
+            config.directorySchema(),
+            true,
+            config.clock(),
+            config.executeListeners(),
+            config.timeouts());
     this.domains = List.copyOf(domains);
   }
 
