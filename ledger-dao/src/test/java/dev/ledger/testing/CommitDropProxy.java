@@ -159,7 +159,7 @@ public final class CommitDropProxy implements AutoCloseable {
         while ((n = in.read(buf)) >= 0) {
           Mode mode = armed.get();
           byte[] seen = concat(tail, buf, n);
-          boolean commit = sendsCommit(seen);
+          boolean commit = sendsCommit(seen, tail.length);
           if (mode != null && commit && armed.compareAndSet(mode, null)) {
             if (mode == Mode.BEFORE_COMMIT) {
               fired.incrementAndGet();
@@ -184,12 +184,13 @@ public final class CommitDropProxy implements AutoCloseable {
      * (remembering its statement name), or a Bind of a statement so named before (pgjdbc prepares
      * its commit on the server after a few uses, and then sends only {@code Bind S_n}).
      */
-    private boolean sendsCommit(byte[] seen) {
+    private boolean sendsCommit(byte[] seen, int old) {
       boolean commit = false;
       for (int i = 0; i + 5 < seen.length; i++) {
         if (seen[i] == 'P') {
           int end = zero(seen, i + 5);
           if (end > 0
+              && end + 1 + COMMIT.length > old // not a commit already forwarded
               && startsWith(seen, end + 1, COMMIT)
               && at(seen, end + 1 + COMMIT.length, 0)) {
             String name = new String(seen, i + 5, end - i - 5, StandardCharsets.US_ASCII);
@@ -201,6 +202,7 @@ public final class CommitDropProxy implements AutoCloseable {
         } else if (seen[i] == 'B' && at(seen, i + 5, 0)) {
           int end = zero(seen, i + 6);
           if (end > i + 6
+              && end > old
               && commitStatements.contains(
                   new String(seen, i + 6, end - i - 6, StandardCharsets.US_ASCII))) {
             commit = true;
@@ -218,7 +220,7 @@ public final class CommitDropProxy implements AutoCloseable {
         int n;
         while ((n = in.read(buf)) >= 0) {
           byte[] seen = concat(tail, buf, n);
-          if (cutOnCommitAnswer && contains(seen, COMMIT)) {
+          if (cutOnCommitAnswer && endsAfter(seen, COMMIT, tail.length)) {
             // the server answered the COMMIT (CommandComplete "COMMIT"): it is committed
             fired.incrementAndGet();
             cut();
@@ -239,6 +241,16 @@ public final class CommitDropProxy implements AutoCloseable {
       closeQuietly(client);
       closeQuietly(upstream);
     }
+  }
+
+  /** Whether {@code needle} occurs in {@code b} ending after index {@code old} (in new bytes). */
+  private static boolean endsAfter(byte[] b, byte[] needle, int old) {
+    for (int i = Math.max(0, old - needle.length + 1); i + needle.length <= b.length; i++) {
+      if (startsWith(b, i, needle)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   private static byte[] concat(byte[] tail, byte[] buf, int n) {
@@ -279,19 +291,6 @@ public final class CommitDropProxy implements AutoCloseable {
       }
     }
     return true;
-  }
-
-  private static boolean contains(byte[] hay, byte[] needle) {
-    outer:
-    for (int i = 0; i + needle.length <= hay.length; i++) {
-      for (int j = 0; j < needle.length; j++) {
-        if (hay[i + j] != needle[j]) {
-          continue outer;
-        }
-      }
-      return true;
-    }
-    return false;
   }
 
   private static void closeQuietly(Socket s) {
