@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ledger.schema.DomainSchemas;
 import dev.ledger.testing.PostgresExtension;
+import java.sql.Connection;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -258,6 +259,33 @@ class ErasureTest {
     assertThat(chain)
         .allSatisfy(id -> assertThat(ledger.get(id).status()).isEqualTo(Status.INVALIDATED));
     assertThat(ledger.get(sibling).spec().title()).isEqualTo("sibling SIBLING-5f5f");
+  }
+
+  @Test
+  void the_docs_erasure_of_an_origin_and_its_tasks_children_commits_in_one_transaction()
+      throws Exception {
+    Ledger ledger = Ledger.open(PG.dataSource());
+    String her =
+        ledger.file(
+            TaskSpec.builder("support", "Call " + ADDRESS).origin("entry:alice", "e1").build());
+    String child =
+        ledger.file(
+            TaskSpec.builder("support", "Ship to " + ADDRESS).origin("task:" + her, "c1").build());
+
+    // docs/dao-and-transactions.md, "Erasure: what a scrub reaches, and what it cannot"
+    try (Connection c = PG.dataSource().getConnection()) {
+      c.setAutoCommit(false);
+      LedgerTransaction tx = ledger.in(c);
+      for (Task t : tx.withOrigin("support", "entry:alice")) {
+        tx.scrubTasks("support", "task:" + t.id(), Redaction.ERASED); // her tasks' children
+      }
+      tx.scrubEntry("support", "alice", "entry:alice", Redaction.ERASED);
+      c.commit(); // all of it, or nothing
+    }
+
+    assertThat(occurrences("support", List.of(ADDRESS))).isEmpty();
+    assertThat(List.of(her, child))
+        .allSatisfy(id -> assertThat(ledger.get(id).spec().title()).isEqualTo("[erased]"));
   }
 
   @Test

@@ -67,14 +67,15 @@ public final class Scrubs {
   }
 
   /**
-   * Rewrites every task filed from {@code origin} to the redaction, in its events and its row, and
-   * invalidates the open ones.
+   * Rewrites every task filed from {@code origin}, and its retry chain at any depth ({@code
+   * retries:<id>} of a task reached), to the redaction, in its events and its row ({@link
+   * Scrub#redactTask}), and invalidates the open ones.
    *
    * @param tx the operation's transaction context
    * @param domain the domain
    * @param origin the origin
    * @param redaction what to write instead, not null
-   * @return how many tasks were filed from the origin; 0 when the domain is unknown
+   * @return how many tasks were reached; 0 when the domain is unknown
    * @throws InvalidInputException naming the invalid argument
    */
   public int scrubTasks(Tx tx, String domain, String origin, Redaction redaction) {
