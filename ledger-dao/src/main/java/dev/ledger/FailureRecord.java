@@ -11,7 +11,8 @@ import java.time.Instant;
  *     retry filed after attempt {@code n} is attempt {@code n + 1})
  * @param maxAttempts how many attempts the chain has in all
  * @param reason the reason stored on the task: {@code attempt <n> of <max> failed at <time>:
- *     <error>}, or the same after {@value #DEAD_LETTER} for a dead letter
+ *     <error>}, or the same after {@value #DEAD_LETTER} for a dead letter; a scrub of the task
+ *     keeps everything before {@code <error>} and replaces the error
  * @param at when the failure was recorded
  * @param retryId the retry's task id ({@code retries:<root>}), or null for a dead letter
  * @param retryAt when the retry may run (its {@code not_before}), or null for a dead letter

@@ -406,20 +406,33 @@ public abstract class LedgerOperations {
   /**
    * Rewrites every task filed from {@code origin} to the redaction, in its events and its row, and
    * invalidates the open ones, in one transaction under the domain's lock. Ports {@code
-   * scrub_tasks}.
+   * scrub_tasks}, and reaches more than it does.
+   *
+   * <p>Reached: the domain's tasks filed from {@code origin}, and at any depth every task filed as
+   * {@code retries:<id>} of a task reached (the retries and re-filed dead letters the ledger files
+   * with the text of the task they repeat). Rewritten on each: the title and body, the invalidation
+   * reason (a failed attempt keeps its header {@code [dead letter: ]attempt n of max failed at
+   * <time>: }, the error text replaced, so a dead letter stays one), the handoffs, the post
+   * destinations ({@code posted_to}) and the whys of priority changes. Kept: ids, origin, upstream
+   * event, creator, holder, requirements, numbers and times. Not reached: a task filed under any
+   * other origin, such as a child filed as {@code task:<id>} or {@code continues:<id>} of a task
+   * reached (scrub its origin too), and other domains. A replay of the scrubbed log rebuilds the
+   * scrubbed rows exactly; a second scrub changes nothing.
    *
    * @param domain the domain
    * @param origin the origin
    * @param redaction what to write instead
-   * @return how many tasks were filed from the origin
+   * @return how many tasks the scrub reached; 0 when the domain is unknown
+   * @throws InvalidInputException naming {@code domain}, {@code origin} or the redaction's field
    */
   public final int scrubTasks(String domain, String origin, Redaction redaction) {
     return write("scrub tasks", tx -> ops.scrubs.scrubTasks(tx, domain, origin, redaction));
   }
 
   /**
-   * Both scrubs of an erasure in one transaction under the domain's lock. Ports {@code
-   * scrub_entry}.
+   * Both scrubs of an erasure in one transaction under the domain's lock: {@link #scrubPromotions}
+   * of {@code entry} and {@link #scrubTasks} of {@code origin} (which says what it reaches). Ports
+   * {@code scrub_entry}.
    *
    * @param domain the domain
    * @param entry the entry whose promotions lose their why

@@ -161,7 +161,8 @@ class ReplayPropertyTest {
             if (arg % 2 == 0) {
               ledger.rescore(target, arg % 9, "triage");
             } else {
-              ledger.post(target, "tracker:ops");
+              ledger.post(
+                  target, arg % 4 == 1 ? "mailto:ops" + arg + "@example.com" : "tracker:ops");
             }
           }
         }
@@ -181,7 +182,7 @@ class ReplayPropertyTest {
           if (!leases.isEmpty()) {
             ledger.fail(
                 leases.remove((int) (arg % leases.size())),
-                "failure " + arg,
+                arg % 3 == 0 ? "failure " + arg : "smtp 550 <ops" + arg + "@example.com>",
                 2,
                 Duration.ofSeconds(arg % 20));
             tasks.clear();

@@ -5,9 +5,12 @@ import static dev.ledger.codegen.db.ledger_template.Tables.PROMOTIONS;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.ledger.FailureRecord;
 import dev.ledger.Redaction;
 import dev.ledger.codegen.db.ledger_template.tables.records.EventsRecord;
 import dev.ledger.codegen.db.ledger_template.tables.records.TasksRecord;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.jooq.DSLContext;
 
 /**
@@ -63,8 +66,10 @@ public final class Scrub {
 
   /**
    * Rewrites one task's events and row to the redaction: the title and body it was filed with, the
-   * reason it was invalidated for, each handoff left on it or completing it, and the why of each
-   * change of its priority.
+   * reason it was invalidated for ({@link #redactReason}: a failure's error text, a dead letter
+   * staying a dead letter), each handoff left on it or completing it, each destination its result
+   * was posted to, and the why of each change of its priority. Ids (superseded by, dependencies),
+   * names (origin, upstream event, created by, holder, requirements), times and numbers stay.
    *
    * @param tx a context in a transaction, mapped to the task's domain schema
    * @param row the task's row, locked; updated in place
@@ -84,12 +89,17 @@ public final class Scrub {
         e.update();
       }
     }
+    // the row as the redacted events project it (Projection.apply): each column from the last
+    // event that set it, so a replay of the scrubbed log rebuilds exactly this row
     row.setTitle(redaction.title()).setBody(redaction.body());
     if (row.getReason() != null) {
-      row.setReason(redaction.reason());
+      row.setReason(redactReason(row.getReason(), redaction));
     }
     if (row.getHandoff() != null) {
       row.setHandoff(redaction.reason());
+    }
+    if (row.getPostedTo() != null) {
+      row.setPostedTo(redaction.reason());
     }
     row.update();
   }
@@ -115,16 +125,62 @@ public final class Scrub {
         }
         return false;
       case "invalidated":
-        return replace(payload, "reason", redaction.reason());
+        {
+          JsonNode reason = payload.get("reason");
+          return reason != null
+              && reason.isTextual()
+              && replace(payload, "reason", redactReason(reason.asText(), redaction));
+        }
       case "handoff_left":
       case "completed":
         return replace(payload, "handoff", redaction.reason());
+      case "posted":
+        // a destination is free text too: a mailto: address, a person's channel
+        return replace(payload, "to", redaction.reason());
       case "rescored":
         // the why of a priority change is free text too, and may quote the entry
         return replace(payload, "why", redaction.reason());
       default:
         return false;
     }
+  }
+
+  /**
+   * The header of a failed attempt's reason as {@code Failures.fail} writes it ({@link
+   * FailureRecord#reason}): {@code [dead letter: ]attempt <n> of <max> failed at <instant>: },
+   * followed by the handler's error text. The header holds no text of the task's or the handler's,
+   * only counts and a time.
+   */
+  private static final Pattern FAILURE_HEADER =
+      Pattern.compile(
+          "^(?:"
+              + Pattern.quote(FailureRecord.DEAD_LETTER)
+              + " )?attempt [0-9]{1,9} of [0-9]{1,9} failed at"
+              + " [0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\\.[0-9]{1,9})?)?Z: ");
+
+  /**
+   * The reason a scrub leaves on an invalidated task: a failed attempt's reason keeps its header
+   * (attempt, time, and that it is a dead letter) with the error text replaced; any other dead
+   * letter's reason becomes {@value FailureRecord#DEAD_LETTER} and the redaction's reason; any
+   * other reason becomes the redaction's reason. So a scrubbed dead letter is still listed, counted
+   * and re-fileable as one. Idempotent: a redacted reason is redacted to itself.
+   *
+   * @param reason the stored reason, not null
+   * @param redaction what to write instead
+   * @return the reason to store
+   */
+  static String redactReason(String reason, Redaction redaction) {
+    if (reason.equals(redaction.reason())) {
+      return reason;
+    }
+    Matcher header = FAILURE_HEADER.matcher(reason);
+    if (header.lookingAt()) {
+      return header.group() + redaction.reason();
+    }
+    if (reason.startsWith(FailureRecord.DEAD_LETTER + " ")) {
+      return FailureRecord.DEAD_LETTER + " " + redaction.reason();
+    }
+    return redaction.reason();
   }
 
   private static boolean replace(ObjectNode payload, String field, String text) {

@@ -8,6 +8,7 @@ import dev.ledger.ScrubResult;
 import dev.ledger.Status;
 import dev.ledger.Validation;
 import dev.ledger.append.EventLog;
+import dev.ledger.codegen.db.ledger_template.tables.Tasks;
 import dev.ledger.codegen.db.ledger_template.tables.records.TasksRecord;
 import dev.ledger.internal.Directory;
 import dev.ledger.internal.Event;
@@ -18,7 +19,12 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Function;
+import org.jooq.CommonTableExpression;
 import org.jooq.DSLContext;
+import org.jooq.Field;
+import org.jooq.Name;
+import org.jooq.Record1;
+import org.jooq.Select;
 import org.jooq.impl.DSL;
 
 /**
@@ -61,14 +67,15 @@ public final class Scrubs {
   }
 
   /**
-   * Rewrites every task filed from {@code origin} to the redaction, in its events and its row, and
-   * invalidates the open ones.
+   * Rewrites every task filed from {@code origin}, and its retry chain at any depth ({@code
+   * retries:<id>} of a task reached), to the redaction, in its events and its row ({@link
+   * Scrub#redactTask}), and invalidates the open ones.
    *
    * @param tx the operation's transaction context
    * @param domain the domain
    * @param origin the origin
    * @param redaction what to write instead, not null
-   * @return how many tasks were filed from the origin; 0 when the domain is unknown
+   * @return how many tasks were reached; 0 when the domain is unknown
    * @throws InvalidInputException naming the invalid argument
    */
   public int scrubTasks(Tx tx, String domain, String origin, Redaction redaction) {
@@ -119,17 +126,10 @@ public final class Scrubs {
   }
 
   private int scrubTasksIn(Tx tx, DSLContext ctx, String origin, Redaction redaction) {
-    // the tasks filed from the origin, and their retries: a retry is filed from its chain's root
-    // (origin retries:<root>) with the root's title and body, so it carries the same text
     List<TasksRecord> rows =
         ctx.selectFrom(TASKS)
-            .where(TASKS.ORIGIN.eq(origin))
-            .or(
-                TASKS.ORIGIN.in(
-                    DSL.select(DSL.inline("retries:").concat(TASKS.as("r").ID))
-                        .from(TASKS.as("r"))
-                        .where(TASKS.as("r").ORIGIN.eq(origin))))
-            .orderBy(TASKS.CREATED)
+            .where(TASKS.ID.in(reached(origin)))
+            .orderBy(TASKS.CREATED, TASKS.ID)
             .forUpdate()
             .fetch();
     Instant now = engine.now();
@@ -141,6 +141,37 @@ public final class Scrubs {
     }
     return rows.size();
   }
+
+  /**
+   * The ids a scrub of {@code origin} reaches: the tasks filed from the origin, and, transitively,
+   * every task filed as {@code retries:<id>} of a task reached. A retry and a re-filed dead letter
+   * are filed by the ledger itself ({@code Failures}) with the title and body of the task they
+   * repeat, so they carry the erased text; a task filed under any other origin ({@code task:<id>},
+   * {@code continues:<id>}) was filed by the caller with text of its own and is not reached. One
+   * recursive query, so however a chain is shaped (a re-filed task's own retries included) the
+   * scrub finds it.
+   */
+  private static Select<Record1<String>> reached(String origin) {
+    Name chain = DSL.name("scrub_chain");
+    Field<String> chainId = DSL.field(DSL.name("scrub_chain", "id"), String.class);
+    Tasks retry = TASKS.as("retry");
+    CommonTableExpression<Record1<String>> cte =
+        chain
+            .fields("id")
+            .as(
+                DSL.select(TASKS.ID)
+                    .from(TASKS)
+                    .where(TASKS.ORIGIN.eq(origin))
+                    .union(
+                        DSL.select(retry.ID)
+                            .from(retry)
+                            .join(DSL.table(chain))
+                            .on(retry.ORIGIN.eq(DSL.inline(RETRIES).concat(chainId)))));
+    return DSL.withRecursive(cte).select(cte.field("id", String.class)).from(cte);
+  }
+
+  /** The origin prefix of a retry chain's tasks ({@code Failures}). */
+  private static final String RETRIES = "retries:";
 
   private static void checkRedaction(Redaction redaction) {
     Validation.redaction(redaction);
