@@ -62,7 +62,7 @@ public class LedgerAutoConfiguration {
    * @param customizers applied in their order
    * @return the configuration
    * @throws dev.ledger.InvalidInputException naming {@code directorySchema} when the property is
-   *     not a lowercase identifier
+   *     not a lowercase identifier, or the {@code ledger.timeouts.*} bound that is not positive
    */
   @Bean
   @ConditionalOnMissingBean
@@ -71,7 +71,8 @@ public class LedgerAutoConfiguration {
     LedgerConfig.Builder builder =
         LedgerConfig.builder()
             .directorySchema(properties.getDirectorySchema())
-            .runtimeDdl(properties.isRuntimeDdl());
+            .runtimeDdl(properties.isRuntimeDdl())
+            .timeouts(properties.getTimeouts().toTimeouts());
     customizers.orderedStream().forEach(c -> c.customize(builder));
     return builder.build();
   }

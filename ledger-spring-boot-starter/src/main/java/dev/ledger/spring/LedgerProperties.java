@@ -1,5 +1,6 @@
 package dev.ledger.spring;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.springframework.boot.context.properties.ConfigurationProperties;
@@ -39,6 +40,8 @@ public class LedgerProperties {
   private boolean runtimeDdl = true;
 
   private final Migration migration = new Migration();
+
+  private final Timeouts timeouts = new Timeouts();
 
   /**
    * Whether the starter configures a Ledger.
@@ -102,6 +105,100 @@ public class LedgerProperties {
    */
   public Migration getMigration() {
     return migration;
+  }
+
+  /**
+   * The bounds on every wait of a ledger call ({@code ledger.timeouts.*}).
+   *
+   * @return never null
+   */
+  public Timeouts getTimeouts() {
+    return timeouts;
+  }
+
+  /**
+   * The bounds on every wait of a ledger call ({@link dev.ledger.Timeouts}); each is a Spring
+   * duration ({@code 5s}, {@code 250ms}), checked when the ledger is built ({@link
+   * dev.ledger.InvalidInputException} naming it).
+   */
+  public static class Timeouts {
+
+    /** How long a statement may wait for a lock another transaction holds ("task busy"). */
+    private Duration lock = dev.ledger.Timeouts.defaults().lock();
+
+    /** How long one statement may run on the server. */
+    private Duration statement = dev.ledger.Timeouts.defaults().statement();
+
+    /** How long to wait for the server to answer at all ("database unreachable"). */
+    private Duration network = dev.ledger.Timeouts.defaults().network();
+
+    /**
+     * The lock bound.
+     *
+     * @return 5 s by default
+     */
+    public Duration getLock() {
+      return lock;
+    }
+
+    /**
+     * Sets the lock bound.
+     *
+     * @param lock positive
+     */
+    public void setLock(Duration lock) {
+      this.lock = lock;
+    }
+
+    /**
+     * The statement bound.
+     *
+     * @return 30 s by default
+     */
+    public Duration getStatement() {
+      return statement;
+    }
+
+    /**
+     * Sets the statement bound.
+     *
+     * @param statement positive
+     */
+    public void setStatement(Duration statement) {
+      this.statement = statement;
+    }
+
+    /**
+     * The network bound.
+     *
+     * @return 45 s by default
+     */
+    public Duration getNetwork() {
+      return network;
+    }
+
+    /**
+     * Sets the network bound.
+     *
+     * @param network positive
+     */
+    public void setNetwork(Duration network) {
+      this.network = network;
+    }
+
+    /**
+     * These bounds as the ledger's value; getting a connection is bounded by the service's pool
+     * ({@code spring.datasource.hikari.connection-timeout}).
+     *
+     * @return the value
+     * @throws dev.ledger.InvalidInputException naming the bound that is not positive
+     */
+    public dev.ledger.Timeouts toTimeouts() {
+      return dev.ledger.Timeouts.defaults()
+          .withLock(lock)
+          .withStatement(statement)
+          .withNetwork(network);
+    }
   }
 
   /** When the ledger's own schema is migrated at startup, relative to the service's Flyway. */

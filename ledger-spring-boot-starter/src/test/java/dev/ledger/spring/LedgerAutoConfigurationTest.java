@@ -275,6 +275,36 @@ class LedgerAutoConfigurationTest {
   }
 
   @Test
+  void theTimeoutPropertiesBoundTheLedgerAndAZeroBoundFailsStartupNamingIt() throws SQLException {
+    runner()
+        .withPropertyValues(
+            "ledger.timeouts.lock=250ms",
+            "ledger.timeouts.statement=7s",
+            "ledger.timeouts.network=9s")
+        .run(
+            ctx -> {
+              assertThat(ctx).hasNotFailed();
+              assertThat(ctx.getBean(dev.ledger.LedgerConfig.class).timeouts())
+                  .isEqualTo(
+                      new dev.ledger.Timeouts(
+                          java.time.Duration.ofMillis(250),
+                          java.time.Duration.ofSeconds(7),
+                          java.time.Duration.ofSeconds(9),
+                          dev.ledger.Timeouts.defaults().connect()));
+            });
+    runner()
+        .withPropertyValues("ledger.timeouts.lock=0s")
+        .run(
+            ctx -> {
+              assertThat(ctx).hasFailed();
+              assertThat(ctx.getStartupFailure())
+                  .rootCause()
+                  .isInstanceOf(InvalidInputException.class)
+                  .hasMessage("lock: must be longer than zero");
+            });
+  }
+
+  @Test
   void disabledConfiguresNothing() throws SQLException {
     runner()
         .withPropertyValues("ledger.enabled=false")
