@@ -237,6 +237,32 @@ public final class Directory {
     return domain == null ? Optional.empty() : schemaOf(ctx, domain, callersTransaction);
   }
 
+  /** PostgreSQL's {@code insufficient_privilege}. */
+  private static final String INSUFFICIENT_PRIVILEGE = "42501";
+
+  /**
+   * The error of runtime DDL under a role that may not create the domain's schema: says what to do
+   * instead, naming the domain, and keeps the database's error as the cause.
+   */
+  private static SchemaVersionException noPrivilege(
+      String schema, String domain, org.jooq.exception.DataAccessException cause) {
+    SchemaVersionException e =
+        new SchemaVersionException(
+            schema,
+            null,
+            LedgerMigrations.DOMAIN_VERSION,
+            "domain '"
+                + domain
+                + "' has no schema, and this ledger's database role may not create one"
+                + " (permission denied, SQLState 42501): provision it ahead with `ledger-app"
+                + " migrate --provision '"
+                + domain.replace("'", "'\\''")
+                + "'` as a role that may (or grant this role CREATE on the database), and open the"
+                + " ledger with runtimeDdl(false) so that it never tries");
+    e.initCause(cause);
+    return e;
+  }
+
   /**
    * The refusal to make a domain's schema in a ledger opened with {@code runtimeDdl(false)} (its
    * {@code provision} included: such a ledger never runs DDL): says how to make it instead, naming
@@ -290,24 +316,32 @@ public final class Directory {
     }
     long deadline = System.nanoTime() + PROVISION_WAIT.toNanos();
     while (true) {
-      boolean locked =
-          dsl.directory()
-              .transactionResult(
-                  cfg -> {
-                    DSLContext tx = cfg.dsl();
-                    if (!tryLockDomain(tx, domain)) {
-                      return false;
-                    }
-                    boolean routed =
-                        tx.fetchExists(
-                            DSL.selectOne()
-                                .from(LEDGER_DOMAINS)
-                                .where(LEDGER_DOMAINS.DOMAIN.eq(domain)));
-                    if (!routed) {
-                      provisionSchema(tx, domain, schema);
-                    }
-                    return true;
-                  });
+      boolean locked;
+      try {
+        locked =
+            dsl.directory()
+                .transactionResult(
+                    cfg -> {
+                      DSLContext tx = cfg.dsl();
+                      if (!tryLockDomain(tx, domain)) {
+                        return false;
+                      }
+                      boolean routed =
+                          tx.fetchExists(
+                              DSL.selectOne()
+                                  .from(LEDGER_DOMAINS)
+                                  .where(LEDGER_DOMAINS.DOMAIN.eq(domain)));
+                      if (!routed) {
+                        provisionSchema(tx, domain, schema);
+                      }
+                      return true;
+                    });
+      } catch (org.jooq.exception.DataAccessException e) {
+        if (INSUFFICIENT_PRIVILEGE.equals(e.sqlState())) {
+          throw noPrivilege(schema, domain, e);
+        }
+        throw e;
+      }
       if (locked) {
         break;
       }
@@ -450,7 +484,12 @@ public final class Directory {
           try {
             p.get().installWithin(c, schema);
           } catch (SchemaInstaller.InstallException e) {
-            throw new org.jooq.exception.DataAccessException(e.getMessage(), e);
+            org.jooq.exception.DataAccessException failure =
+                new org.jooq.exception.DataAccessException(e.getMessage(), e);
+            if (INSUFFICIENT_PRIVILEGE.equals(failure.sqlState())) {
+              throw noPrivilege(schema, domain, failure);
+            }
+            throw failure;
           }
         });
     insertRoute(ctx, domain);
