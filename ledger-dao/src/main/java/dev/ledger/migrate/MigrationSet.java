@@ -25,10 +25,11 @@ final class MigrationSet {
 
   /**
    * The schema Flyway's {@code info()} is asked about to list the resolved migrations; it is never
-   * created (info creates nothing). Should it exist, only its history is read, and the resolved
-   * checksums do not depend on it.
+   * created (info creates nothing). Flyway logs at INFO that its history table "does not exist
+   * yet": the name says why, in the service's log. Should it exist, only its history is read, and
+   * the resolved checksums do not depend on it.
    */
-  static final String PROBE_SCHEMA = "ledger_resolve_00000000";
+  static final String PROBE_SCHEMA = "ledger_listing_its_migrations_00000000";
 
   private final SchemaKind kind;
   private final List<String> locations;

@@ -32,11 +32,29 @@ import org.jooq.impl.DefaultExecuteListenerProvider;
  */
 public final class RenderMappedDsl {
 
+  static {
+    quietJooq();
+  }
+
   /** The schema the domain tables are generated from. */
   public static final String DOMAIN_TEMPLATE = "ledger_template";
 
   /** The schema the routing tables are generated from. */
   public static final String DIRECTORY_TEMPLATE = "ledger_directory";
+
+  /**
+   * Turns off jOOQ's banner and "tip of the day", which it logs at INFO on its first statement, in
+   * every service the ledger runs in (a 20-line logo reads like an error in a service's log),
+   * unless the user chose otherwise: a system property already set ({@code
+   * -Dorg.jooq.no-logo=false}) is kept. Runs once, before this class makes any jOOQ context.
+   */
+  public static void quietJooq() {
+    for (String property : new String[] {"org.jooq.no-logo", "org.jooq.no-tips"}) {
+      if (System.getProperty(property) == null) {
+        System.setProperty(property, "true");
+      }
+    }
+  }
 
   private final DataSource dataSource;
   private final String directorySchema;
