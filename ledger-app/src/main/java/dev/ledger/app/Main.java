@@ -235,7 +235,8 @@ public final class Main {
       line.append("; did you mean ").append(String.join(" or ", suggestions)).append('?');
     }
     line.append(" (see '").append(name).append(" --help')");
-    String text = line.toString().replaceAll("\\s*\\R\\s*", " ");
+    // picocli quotes what it could not match, a connection string with its password included
+    String text = Secrets.redact(line.toString().replaceAll("\\s*\\R\\s*", " "), args);
     PrintWriter err = failed.getErr();
     err.println(text);
     err.flush();
@@ -378,10 +379,13 @@ public final class Main {
   private static int handle(Exception e, CommandLine cli, CommandLine.ParseResult parsed) {
     boolean verbose = hasVerbose(parsed);
     PrintWriter err = cli.getErr();
+    String[] args = parsed == null ? new String[0] : parsed.originalArgs().toArray(String[]::new);
     if (verbose) {
-      e.printStackTrace(err);
+      java.io.StringWriter trace = new java.io.StringWriter();
+      e.printStackTrace(new PrintWriter(trace));
+      err.print(Secrets.redact(trace.toString(), args));
     }
-    String message = ExitCodes.message(e);
+    String message = Secrets.redact(ExitCodes.message(e), args);
     err.println("error: " + message);
     err.flush();
     int exit = ExitCodes.of(e);

@@ -1,11 +1,13 @@
 package dev.ledger.app.migrate;
 
 import dev.ledger.app.ExitCodes;
+import dev.ledger.app.Secrets;
 import dev.ledger.migrate.Dsn;
 import java.io.PrintWriter;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CopyOnWriteArrayList;
+import picocli.CommandLine;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -70,7 +72,8 @@ public abstract class RedactingCommand implements Callable<Integer> {
   }
 
   /**
-   * Removes every registered connection string (and its password) from a text.
+   * Removes every registered connection string (and its password) from a text, and every password
+   * of the command line and of {@code $LEDGER_URL} ({@link Secrets}).
    *
    * @param text any text, may be null
    * @return the text, redacted
@@ -80,7 +83,9 @@ public abstract class RedactingCommand implements Callable<Integer> {
     for (Dsn dsn : secrets) {
       out = dsn.redact(out);
     }
-    return out;
+    CommandLine.ParseResult parsed = spec.root().commandLine().getParseResult();
+    return Secrets.redact(
+        out, parsed == null ? new String[0] : parsed.originalArgs().toArray(String[]::new));
   }
 
   /**
