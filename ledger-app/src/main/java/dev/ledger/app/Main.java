@@ -150,6 +150,7 @@ public final class Main {
     cli.setParameterExceptionHandler(Main::usageError);
     cli.setExecutionStrategy(
         parsed -> {
+          refuseUndecodable(parsed);
           inheritJson(parsed);
           if (versionAsJson(parsed)) {
             return ExitCodes.OK;
@@ -185,6 +186,43 @@ public final class Main {
             java.util.Map.of("version", version())));
     out.flush();
     return true;
+  }
+
+  /**
+   * Refuses an argument the JVM could not decode: it decodes the command line with {@code
+   * sun.jnu.encoding} (the locale's, UTF-8 on a UTF-8 system) and puts U+FFFD where the bytes were
+   * not text, which the ledger would store as it is. Checked for every option and positional value
+   * before any command runs.
+   *
+   * @throws ParameterException naming the option (or the positional parameter) that holds one
+   */
+  private static void refuseUndecodable(CommandLine.ParseResult parsed) {
+    for (CommandLine.ParseResult p = parsed; p != null; p = p.subcommand()) {
+      for (OptionSpec o : p.matchedOptions()) {
+        for (String v : o.originalStringValues()) {
+          if (v.indexOf('\uFFFD') >= 0) {
+            throw undecodable(p.commandSpec().commandLine(), o.longestName());
+          }
+        }
+      }
+      for (CommandLine.Model.PositionalParamSpec o : p.matchedPositionals()) {
+        for (String v : o.originalStringValues()) {
+          if (v.indexOf('\uFFFD') >= 0) {
+            throw undecodable(p.commandSpec().commandLine(), o.paramLabel());
+          }
+        }
+      }
+    }
+  }
+
+  private static ParameterException undecodable(CommandLine command, String name) {
+    return new ParameterException(
+        command,
+        name
+            + ": not valid "
+            + System.getProperty("sun.jnu.encoding", "UTF-8")
+            + " text: the shell passed bytes that are no character in the locale's encoding;"
+            + " give the value as UTF-8 text");
   }
 
   /**
@@ -235,7 +273,8 @@ public final class Main {
       line.append("; did you mean ").append(String.join(" or ", suggestions)).append('?');
     }
     line.append(" (see '").append(name).append(" --help')");
-    String text = line.toString().replaceAll("\\s*\\R\\s*", " ");
+    // picocli quotes what it could not match, a connection string with its password included
+    String text = Secrets.redact(line.toString().replaceAll("\\s*\\R\\s*", " "), args);
     PrintWriter err = failed.getErr();
     err.println(text);
     err.flush();
@@ -378,10 +417,13 @@ public final class Main {
   private static int handle(Exception e, CommandLine cli, CommandLine.ParseResult parsed) {
     boolean verbose = hasVerbose(parsed);
     PrintWriter err = cli.getErr();
+    String[] args = parsed == null ? new String[0] : parsed.originalArgs().toArray(String[]::new);
     if (verbose) {
-      e.printStackTrace(err);
+      java.io.StringWriter trace = new java.io.StringWriter();
+      e.printStackTrace(new PrintWriter(trace));
+      err.print(Secrets.redact(trace.toString(), args));
     }
-    String message = ExitCodes.message(e);
+    String message = Secrets.redact(ExitCodes.message(e), args);
     err.println("error: " + message);
     err.flush();
     int exit = ExitCodes.of(e);

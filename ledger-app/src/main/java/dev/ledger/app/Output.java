@@ -164,9 +164,9 @@ public final class Output {
   }
 
   /**
-   * Cuts a text to fit a width in terminal columns, marking the cut with an ellipsis, and flattens
-   * line breaks. Widths are display widths ({@link #width(String)}): a CJK character or an emoji
-   * takes two columns.
+   * Cuts a text to fit a width in terminal columns, marking the cut with an ellipsis, flattens line
+   * breaks and escapes control characters and terminal escapes ({@link #escape(String)}). Widths
+   * are display widths ({@link #width(String)}): a CJK character or an emoji takes two columns.
    *
    * @param text the text, may be null (printed as {@code -})
    * @param width the most columns
@@ -176,7 +176,7 @@ public final class Output {
     if (text == null) {
       return "-";
     }
-    String flat = text.replace('\n', ' ').replace('\t', ' ').replace('\r', ' ');
+    String flat = escape(text.replace('\n', ' ').replace('\t', ' ').replace('\r', ' '));
     if (width(flat) <= width) {
       return flat;
     }
@@ -193,6 +193,40 @@ public final class Output {
       i += Character.charCount(cp);
     }
     return kept.append('…').toString();
+  }
+
+  /**
+   * Makes a stored text safe to print on a terminal: every control character (C0 but for line
+   * breaks and tabs, DEL, C1, among them ESC and CSI, which start terminal escape sequences)
+   * becomes a visible {@code \xHH}, and every bidirectional override or isolate (U+202A to U+202E,
+   * U+2066 to U+2069, which reorder what follows) a visible {@code \}{@code uHHHH}; a backslash
+   * stays as it is. JSON output needs none of this: Jackson escapes control characters itself.
+   *
+   * @param text the text, not null
+   * @return the text with those characters escaped; the same string when it has none
+   */
+  public static String escape(String text) {
+    StringBuilder out = null;
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      String replacement = null;
+      if (Character.getType(c) == Character.CONTROL && c != '\n' && c != '\t' && c != '\r') {
+        replacement = String.format("\\x%02x", (int) c);
+      } else if ((c >= 0x202A && c <= 0x202E) || (c >= 0x2066 && c <= 0x2069)) {
+        replacement = String.format("\\u%04x", (int) c);
+      }
+      if (replacement != null && out == null) {
+        out = new StringBuilder(text.length() + 8).append(text, 0, i);
+      }
+      if (out != null) {
+        if (replacement != null) {
+          out.append(replacement);
+        } else {
+          out.append(c);
+        }
+      }
+    }
+    return out == null ? text : out.toString();
   }
 
   /**

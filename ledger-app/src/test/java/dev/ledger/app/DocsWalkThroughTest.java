@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assumptions.assumeThat;
 
 import dev.ledger.testing.PostgresExtension;
+import dev.ledger.testing.Tools;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -33,9 +34,11 @@ import org.junit.jupiter.api.io.TempDir;
  * ({@code ./mvnw ...}) are skipped (this build is that), the server {@code 127.0.0.1:5432} is the
  * test server, each database a page makes with {@code createdb} gets a unique suffix (other builds
  * may share the server), and {@code /tmp/} is a temporary directory of the test. The prerequisites
- * the pages state ({@code psql}, {@code createdb}, {@code dropdb}, {@code jq}) must be installed;
- * on a test server that needs a password (Testcontainers) the walk-throughs are skipped, as the
- * pages assume trust authentication.
+ * the pages state ({@code psql}, {@code createdb}, {@code dropdb}, {@code jq}) must be installed
+ * (without them the class is skipped with the line that installs them, or fails where {@code
+ * -Dledger.test.require} names them, as CI does: {@link Tools}); on a test server that needs a
+ * password (Testcontainers) the walk-throughs are skipped, as the pages assume trust
+ * authentication.
  */
 // slow (a JVM per command): run on purpose, -Dledger.test.groups=slow
 @Tag("slow")
@@ -57,28 +60,14 @@ class DocsWalkThroughTest {
 
   @BeforeAll
   static void server() {
-    List<String> missing =
-        List.of("psql", "createdb", "dropdb", "jq").stream().filter(tool -> !onPath(tool)).toList();
-    assertThat(missing)
-        .as(
-            "the walk-throughs run the pages' commands, which need these on the PATH (install:"
-                + " apt-get install -y postgresql-client jq; .ci/run does)")
-        .isEmpty();
+    // the pages' own commands: skipped without them, failed where CI requires them
+    Tools.requireAll(Tools.PSQL, Tools.CREATEDB, Tools.DROPDB, Tools.JQ);
     String url = PG.jdbcUrl();
     assumeThat(url).as("the walk-throughs assume trust authentication").doesNotContain("password=");
     Matcher m = HOST_PORT.matcher(url);
     assertThat(m.find()).as(url).isTrue();
     host = m.group(1);
     port = m.group(2);
-  }
-
-  private static boolean onPath(String tool) {
-    for (String dir : System.getenv().getOrDefault("PATH", "").split(":")) {
-      if (!dir.isEmpty() && Files.isExecutable(Path.of(dir, tool))) {
-        return true;
-      }
-    }
-    return false;
   }
 
   /** One logical line of a walk-through: what ran, how it should exit and how it did. */

@@ -334,6 +334,131 @@ class UsageErrorsTest {
     assertThat(r.all() + json.all() + migrate.all()).doesNotContain("pw-9c1d");
   }
 
+  /** Passwords the usage-error cases carry; none may be printed. */
+  private static final List<String> PASSWORDS = List.of("s3cret-jdbc", "s3cret-uri", "s3cret-dsn");
+
+  private static final List<String> SECRET_URLS =
+      List.of(
+          "jdbc:postgresql://nosuch.invalid:5432/x?user=u&password=s3cret-jdbc",
+          "postgresql://me:s3cret-uri@nosuch.invalid:5432/x");
+
+  @Test
+  void a_misspelt_subcommand_quotes_the_url_with_its_password_masked_in_text_and_json()
+      throws Exception {
+    Cli.Result r = Cli.run("task", "lsit", "--url", SECRET_URLS.get(0));
+    assertThat(r.exit()).isEqualTo(ExitCodes.USAGE);
+    assertThat(r.err())
+        .isEqualTo(
+            "error: Unmatched arguments from index 1: 'lsit', '--url',"
+                + " 'jdbc:postgresql://nosuch.invalid:5432/x?user=u&password=***'; did you mean"
+                + " list? (see 'ledger-app task --help')\n");
+    Cli.Result json = Cli.run("migrat", "--url=" + SECRET_URLS.get(1), "--json");
+    assertThat(json.exit()).isEqualTo(ExitCodes.USAGE);
+    JsonNode doc = new ObjectMapper().readTree(json.out());
+    assertThat(doc.get("error").asText())
+        .isEqualTo(
+            "Unmatched arguments from index 0: 'migrat',"
+                + " '--url=postgresql://me:***@nosuch.invalid:5432/x'; did you mean migrate?"
+                + " (see 'ledger-app --help')");
+    assertThat(json.err()).isEqualTo("error: " + doc.get("error").asText() + "\n");
+  }
+
+  @Test
+  void no_usage_error_prints_a_password_from_a_url_a_dsn_or_a_control_option() throws Exception {
+    List<List<String>> cases = new ArrayList<>();
+    for (String url : SECRET_URLS) {
+      for (List<String> given : List.of(List.of("--url", url), List.of("--url=" + url))) {
+        List<List<String>> commands =
+            List.of(
+                List.of("task", "lsit"), // unknown subcommand
+                List.of("migrat"), // misspelt top-level command
+                List.of("task", "list", "--domian", "x"), // unknown option
+                List.of("task", "file", "--domain", "d", "--title", "t", "--priority", "high"),
+                List.of("task", "show", "t-1", "extra"), // extra positional
+                List.of("task", "claim", "--domain", "x"), // missing required option
+                List.of("migrate", "--parallelism", "many"), // bad value, job command
+                List.of("fleet", "migrte"),
+                List.of("schema-diff", "--bogus"));
+        for (List<String> command : commands) {
+          List<String> before = new ArrayList<>(command);
+          before.addAll(given);
+          cases.add(before);
+          List<String> after = new ArrayList<>(given);
+          after.addAll(0, command.subList(0, 1));
+          after.addAll(command.subList(1, command.size()));
+          cases.add(after);
+        }
+        // a missing value: the option that wants one is last, the URL before it
+        List<String> missing = new ArrayList<>(List.of("task", "list"));
+        missing.addAll(given);
+        missing.add("--domain");
+        cases.add(missing);
+        // the URL where a word was expected, and as the value of a misspelt option
+        cases.add(List.of("task", "lsit", url));
+        cases.add(List.of("task", "list", "--ulr", url));
+        cases.add(List.of("task", "list", "--ulr=" + url));
+        cases.add(List.of("domains", "--", url));
+      }
+      cases.add(List.of("task", "admit", "t-1", "--tenant", "a", "--control", url, "--bogus"));
+      cases.add(List.of("task", "admit", "t-1", "--tenant", "a", "--control=" + url, "extra"));
+      cases.add(List.of("fleet", "register", "--tenant", "a", "--dsn", url, "--bogus"));
+      cases.add(List.of("fleet", "register", "--tenant", "a", "--dsn=" + url, "--control"));
+      cases.add(List.of("fleet", "list", "--control", url, "--bogus"));
+    }
+    cases.add(
+        List.of(
+            "fleet",
+            "register",
+            "--tenant",
+            "a",
+            "--dsn",
+            "jdbc:postgresql://nosuch.invalid/t?password=s3cret-dsn&user=u",
+            "--status",
+            "nope"));
+    ObjectMapper mapper = new ObjectMapper();
+    for (List<String> args : cases) {
+      for (boolean json : List.of(false, true)) {
+        List<String> line = new ArrayList<>(args);
+        if (json) {
+          line.add(line.contains("--") ? line.indexOf("--") : line.size(), "--json");
+        }
+        Cli.Result r = Cli.run(line.toArray(String[]::new));
+        assertThat(r.exit()).as("%s: %s", line, r.err()).isEqualTo(ExitCodes.USAGE);
+        assertThat(r.err()).as("%s", line).startsWith("error: ").hasLineCount(1);
+        for (String password : PASSWORDS) {
+          assertThat(r.all()).as("%s", line).doesNotContain(password);
+        }
+        if (json) {
+          JsonNode doc = mapper.readTree(r.out());
+          assertThat(doc.get("exitCode").asInt()).as("%s", line).isEqualTo(ExitCodes.USAGE);
+          assertThat(r.err()).isEqualTo("error: " + doc.get("error").asText() + "\n");
+        } else {
+          assertThat(r.out()).as("%s", line).isEmpty();
+        }
+      }
+    }
+  }
+
+  @Test
+  void secrets_masks_ledger_url_password_options_and_percent_encoded_passwords() {
+    assertThat(
+            Secrets.redactWith(
+                "bad: postgresql://me:p%40ss-99@h/db and p@ss-99 and LEDGER_URL=jdbc:postgresql:"
+                    + "//h/db?user=u&password=env-pw and tok3n-x",
+                "jdbc:postgresql://h/db?user=u&password=env-pw",
+                "--url",
+                "postgresql://me:p%40ss-99@h/db",
+                "--api-token",
+                "tok3n-x"))
+        .isEqualTo(
+            "bad: postgresql://me:***@h/db and *** and LEDGER_URL=jdbc:postgresql:"
+                + "//h/db?user=u&password=*** and ***");
+    assertThat(Secrets.redact("host=h password=pw dbname=x"))
+        .isEqualTo("host=h password=*** dbname=x");
+    assertThat(Secrets.redact("no secret at jdbc:postgresql://h:5432/db?user=u", (String) null))
+        .isEqualTo("no secret at jdbc:postgresql://h:5432/db?user=u");
+  }
+
   @Test
   void the_embedded_default_lives_under_dollar_home_unless_ledger_home_is_set() {
     assertThat(DatabaseOptions.home(null, "/home/newcomer"))

@@ -28,8 +28,9 @@ import java.util.stream.Stream;
  * }
  * }</pre>
  *
- * <p>Needs the {@code pgbouncer} binary ({@code apt-get install -y pgbouncer}; {@code .ci/run}
- * installs it): without it {@link #start} fails, naming the package, and the test with it. As root
+ * <p>Needs the {@code pgbouncer} binary ({@code sudo apt-get install pgbouncer}; {@code .ci/run}
+ * installs it): without it {@link #start} skips the test with the line that installs it, or fails
+ * it where {@code -Dledger.test.require} names pgbouncer, as CI does ({@link Tools}). As root
  * (PgBouncer refuses to run as root) it runs as {@code nobody}.
  */
 public final class PgBouncer implements AutoCloseable {
@@ -175,18 +176,7 @@ public final class PgBouncer implements AutoCloseable {
   }
 
   private static Path binary() {
-    for (String dir :
-        (System.getenv().getOrDefault("PATH", "") + ":/usr/sbin:/usr/bin").split(":")) {
-      if (dir.isEmpty()) {
-        continue;
-      }
-      Path p = Path.of(dir, "pgbouncer");
-      if (Files.isExecutable(p)) {
-        return p;
-      }
-    }
-    throw new IllegalStateException(
-        "pgbouncer is not installed: apt-get install -y pgbouncer (.ci/run installs it)");
+    return Tools.require(Tools.PGBOUNCER);
   }
 
   private static int freePort() throws IOException {

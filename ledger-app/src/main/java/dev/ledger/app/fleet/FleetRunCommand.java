@@ -98,11 +98,16 @@ abstract class FleetRunCommand extends RedactingCommand {
   abstract int exitCode(FleetReport report);
 
   @Override
+  protected boolean reportsInterruption() {
+    return true;
+  }
+
+  @Override
   protected int run() {
     MigrationJob.checkDomainLocations(domainLocations, "--domain-location");
     FleetReport report;
     try (HikariDataSource ds = control.open(this::secret);
-        Progress progress = Progress.on(err(), commandName(), "tenants")) {
+        Progress progress = track(Progress.on(err(), commandName(), "tenants"))) {
       Fleet fleet =
           Fleet.builder()
               .control(ds)
@@ -122,11 +127,12 @@ abstract class FleetRunCommand extends RedactingCommand {
     }
     int exit = report.controlError() != null ? ExitCodes.DATABASE : exitCode(report);
     if (json) {
-      out().println(redact(Json.document(commandName(), exit, exit == ExitCodes.OK, report)));
+      printResult(
+          redact(Json.document(commandName(), exit, exit == ExitCodes.OK, report))
+              + System.lineSeparator());
     } else {
-      out().print(redact(text(report)));
+      printResult(redact(text(report)));
     }
-    out().flush();
     return exit;
   }
 

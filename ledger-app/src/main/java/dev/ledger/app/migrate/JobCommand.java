@@ -50,6 +50,11 @@ abstract class JobCommand extends RedactingCommand {
     return List.of();
   }
 
+  @Override
+  protected boolean reportsInterruption() {
+    return true;
+  }
+
   /** A domain provisioned after the run: its schema, and whether this run made it. */
   record Provisioned(String domain, String schema, boolean created) {}
 
@@ -66,7 +71,7 @@ abstract class JobCommand extends RedactingCommand {
     }
     int parallelism = parallelism();
     try (DatabaseOptions.OpenDatabase db = database.open(parallelism + 2);
-        Progress progress = Progress.on(err(), commandName(), "schemas")) {
+        Progress progress = track(Progress.on(err(), commandName(), "schemas"))) {
       secret(db.dsn());
       MigrationJob job =
           MigrationJob.builder()
@@ -112,7 +117,9 @@ abstract class JobCommand extends RedactingCommand {
         if (!provision().isEmpty()) {
           extra.put("provisioned", provisioned);
         }
-        out().println(redact(Json.document(commandName(), exit, report.ok(), report, extra)));
+        printResult(
+            redact(Json.document(commandName(), exit, report.ok(), report, extra))
+                + System.lineSeparator());
       } else {
         java.io.StringWriter text = new java.io.StringWriter();
         ReportText.print(
@@ -129,9 +136,8 @@ abstract class JobCommand extends RedactingCommand {
                   + (p.created() ? " created" : " already there")
                   + System.lineSeparator());
         }
-        out().print(redact(text.toString()));
+        printResult(redact(text.toString()));
       }
-      out().flush();
       return exit;
     }
   }

@@ -132,6 +132,34 @@ public final class Progress implements MigrationListener, FleetListener, AutoClo
     done.incrementAndGet();
   }
 
+  /**
+   * What the run has done so far: the line's numbers as a value, for the report of an interrupted
+   * run.
+   *
+   * @param total how many there are; -1 while the database is still being read
+   * @param done how many finished
+   * @param inFlight what was being worked on, in name order
+   */
+  public record Snapshot(int total, int done, java.util.List<String> inFlight) {}
+
+  /**
+   * The numbers now; safe from any thread (a shutdown hook reads them while the run goes on).
+   *
+   * @return a snapshot
+   */
+  public Snapshot snapshot() {
+    return new Snapshot(total.get(), done.get(), java.util.List.copyOf(inFlight));
+  }
+
+  /**
+   * What is counted, plural, e.g. {@code schemas}.
+   *
+   * @return the unit
+   */
+  public String unit() {
+    return unit;
+  }
+
   /** Stops the line. */
   @Override
   public void close() {

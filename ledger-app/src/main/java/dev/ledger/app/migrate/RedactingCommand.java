@@ -1,11 +1,15 @@
 package dev.ledger.app.migrate;
 
 import dev.ledger.app.ExitCodes;
+import dev.ledger.app.Secrets;
 import dev.ledger.migrate.Dsn;
 import java.io.PrintWriter;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CopyOnWriteArrayList;
+import picocli.CommandLine;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -35,27 +39,158 @@ public abstract class RedactingCommand implements Callable<Integer> {
    */
   protected abstract int run() throws Exception;
 
+  /** Guards {@link #finished}: the final output is printed by the run or by the hook, once. */
+  private final Object finalOutput = new Object();
+
+  /** Whether the run's result, its error or the interruption report was printed. */
+  private boolean finished;
+
+  /** The run's progress, for the report of an interrupted run; null before the run counts. */
+  private volatile Progress progress;
+
+  /**
+   * Whether a signal that stops the JVM (SIGTERM, SIGINT, SIGHUP) while the command runs makes it
+   * print an interruption report first ({@link #interrupted()}): the migration and fleet runs,
+   * whose {@code --json} promises one document however the run ends.
+   *
+   * @return false unless a command says so
+   */
+  protected boolean reportsInterruption() {
+    return false;
+  }
+
+  /**
+   * Notes the run's progress, which the interruption report shows.
+   *
+   * @param progress the run's progress line
+   * @return the same
+   */
+  protected Progress track(Progress progress) {
+    this.progress = progress;
+    return progress;
+  }
+
+  /**
+   * Prints the command's final output on stdout, unless the interruption report was printed first:
+   * the two never both appear, nor interleave.
+   *
+   * @param text the whole output, redacted, with its line ends
+   */
+  protected void printResult(String text) {
+    synchronized (finalOutput) {
+      if (finished) {
+        return;
+      }
+      finished = true;
+      out().print(text);
+      out().flush();
+    }
+  }
+
   @Override
   public final Integer call() {
+    Thread hook = null;
+    if (reportsInterruption()) {
+      StopSignals.install();
+      hook = new Thread(this::interrupted, "ledger-app-interrupted");
+      Runtime.getRuntime().addShutdownHook(hook);
+    }
     try {
       return run();
     } catch (Exception | LinkageError e) {
-      if (verbose) {
-        java.io.StringWriter trace = new java.io.StringWriter();
-        e.printStackTrace(new PrintWriter(trace));
-        err().print(redact(trace.toString()));
+      synchronized (finalOutput) {
+        if (finished) {
+          return ExitCodes.of(e);
+        }
+        finished = true;
+        if (verbose) {
+          java.io.StringWriter trace = new java.io.StringWriter();
+          e.printStackTrace(new PrintWriter(trace));
+          err().print(redact(trace.toString()));
+        }
+        String message = redact(describe(e));
+        err().println(spec.qualifiedName() + ": " + message);
+        if (json()) {
+          // a pipeline reading stdout gets one document even when the run broke
+          out().println(Json.error(commandName(), ExitCodes.of(e), message));
+          out().flush();
+        }
+        err().flush();
       }
-      String message = redact(describe(e));
-      err().println(spec.qualifiedName() + ": " + message);
-      if (spec.commandLine().getParseResult() != null
-          && spec.commandLine().getParseResult().hasMatchedOption("--json")) {
-        // a pipeline reading stdout gets one document even when the run broke
-        out().println(Json.error(commandName(), ExitCodes.of(e), message));
+      return ExitCodes.of(e);
+    } finally {
+      if (hook != null) {
+        try {
+          Runtime.getRuntime().removeShutdownHook(hook);
+        } catch (IllegalStateException shuttingDown) {
+          // the hook runs (or ran) and found the output printed, or printed the report
+        }
+      }
+    }
+  }
+
+  /**
+   * The shutdown hook: when the run has not printed its result yet, the interruption report, on
+   * stdout as the {@code --json} document ({@code "outcome":"interrupted"}, the progress so far)
+   * and on stderr as one line.
+   */
+  private void interrupted() {
+    synchronized (finalOutput) {
+      if (finished) {
+        return;
+      }
+      finished = true;
+      String signal = StopSignals.received();
+      int exit = StopSignals.exitCode(signal);
+      Progress p = progress;
+      Progress.Snapshot done = p == null ? null : p.snapshot();
+      String message = redact(interruptedMessage(signal, p, done));
+      err().println(commandName() + ": " + message);
+      err().flush();
+      if (json()) {
+        Map<String, Object> extra = new LinkedHashMap<>();
+        extra.put("error", message);
+        extra.put("outcome", "interrupted");
+        extra.put("signal", signal);
+        extra.put("progress", done);
+        out().println(redact(Json.document(commandName(), exit, false, null, extra)));
         out().flush();
       }
-      err().flush();
-      return ExitCodes.of(e);
     }
+  }
+
+  private static String interruptedMessage(String signal, Progress p, Progress.Snapshot done) {
+    StringBuilder m =
+        new StringBuilder("interrupted")
+            .append(signal == null ? " (the JVM is shutting down)" : " by " + signal);
+    if (done != null && done.total() >= 0) {
+      m.append(" after ")
+          .append(done.done())
+          .append(" of ")
+          .append(done.total())
+          .append(' ')
+          .append(p.unit());
+      if (!done.inFlight().isEmpty()) {
+        m.append(", working on ").append(String.join(", ", done.inFlight()));
+      }
+    } else {
+      m.append(" before the run had read the database");
+    }
+    return m.append("; run it again to finish").toString();
+  }
+
+  /**
+   * Whether the command prints JSON: its own {@code --json}, or one given before it.
+   *
+   * @return true for {@code --json}
+   */
+  protected boolean json() {
+    CommandLine.Model.OptionSpec option = spec.findOption("--json");
+    if (option != null && Boolean.TRUE.equals(option.getValue())) {
+      return true;
+    }
+    CommandLine.ParseResult parsed = spec.commandLine().getParseResult();
+    return parsed != null && parsed.hasMatchedOption("--json");
   }
 
   /**
@@ -70,7 +205,8 @@ public abstract class RedactingCommand implements Callable<Integer> {
   }
 
   /**
-   * Removes every registered connection string (and its password) from a text.
+   * Removes every registered connection string (and its password) from a text, and every password
+   * of the command line and of {@code $LEDGER_URL} ({@link Secrets}).
    *
    * @param text any text, may be null
    * @return the text, redacted
@@ -80,7 +216,9 @@ public abstract class RedactingCommand implements Callable<Integer> {
     for (Dsn dsn : secrets) {
       out = dsn.redact(out);
     }
-    return out;
+    CommandLine.ParseResult parsed = spec.root().commandLine().getParseResult();
+    return Secrets.redact(
+        out, parsed == null ? new String[0] : parsed.originalArgs().toArray(String[]::new));
   }
 
   /**

@@ -19,6 +19,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -50,6 +51,14 @@ public final class TaskCommands {
 
     @Option(names = "--body", defaultValue = "", description = "The body.")
     String body;
+
+    @Option(
+        names = "--body-file",
+        paramLabel = "FILE",
+        description =
+            "Read the body from a file (UTF-8), or from stdin with -: for a body longer than the"
+                + " shell allows. Excludes --body.")
+    String bodyFile;
 
     @Option(names = "--priority", defaultValue = "0", description = "Higher is claimed first.")
     long priority;
@@ -95,10 +104,13 @@ public final class TaskCommands {
 
     @Override
     protected int run(Ledger ledger, PrintWriter out) {
+      String text = body();
+      // filing into a domain that does not exist yet makes its schema (runtime DDL): say so
+      boolean newDomain = !ledger.domains().contains(domain);
       String id =
           ledger.file(
               TaskSpec.builder(domain, title)
-                  .body(body)
+                  .body(text)
                   .priority(priority)
                   .requirements(requires)
                   .classification(label)
@@ -108,12 +120,63 @@ public final class TaskCommands {
                   .notBefore(notBefore)
                   .maxAttempts(maxAttempts)
                   .build());
+      if (newDomain) {
+        PrintWriter err = spec.commandLine().getErr();
+        err.println(
+            "new domain "
+                + Output.escape(domain)
+                + ": created its schema (a misspelt --domain makes one too; see"
+                + " 'ledger-app domains')");
+        err.flush();
+      }
       if (json) {
-        Output.json(out, Output.object().put("id", id));
+        Output.json(out, Output.object().put("id", id).put("new_domain", newDomain));
       } else {
         out.println(id);
       }
       return ExitCodes.OK;
+    }
+
+    /** The body: {@code --body}, or the contents of {@code --body-file} (a file or stdin). */
+    private String body() {
+      if (bodyFile == null) {
+        return body;
+      }
+      if (spec.commandLine().getParseResult().hasMatchedOption("--body")) {
+        throw new CommandLine.ParameterException(
+            spec.commandLine(), "--body and --body-file exclude each other: give one of them");
+      }
+      byte[] bytes;
+      String what = "-".equals(bodyFile) ? "stdin" : bodyFile;
+      try {
+        bytes =
+            "-".equals(bodyFile)
+                ? System.in.readAllBytes()
+                : java.nio.file.Files.readAllBytes(java.nio.file.Path.of(bodyFile));
+      } catch (java.io.IOException | java.nio.file.InvalidPathException e) {
+        throw new CommandLine.ParameterException(
+            spec.commandLine(),
+            "--body-file: cannot read "
+                + what
+                + ": "
+                + (e instanceof java.nio.file.NoSuchFileException
+                    ? "no such file"
+                    : e instanceof java.nio.file.AccessDeniedException
+                        ? "permission denied"
+                        : String.valueOf(e.getMessage())));
+      }
+      try {
+        return java.nio.charset.StandardCharsets.UTF_8
+            .newDecoder()
+            .onMalformedInput(java.nio.charset.CodingErrorAction.REPORT)
+            .onUnmappableCharacter(java.nio.charset.CodingErrorAction.REPORT)
+            .decode(java.nio.ByteBuffer.wrap(bytes))
+            .toString();
+      } catch (java.nio.charset.CharacterCodingException e) {
+        throw new CommandLine.ParameterException(
+            spec.commandLine(),
+            "--body-file: " + what + " is not valid UTF-8 text; convert it first (e.g. iconv)");
+      }
     }
   }
 
