@@ -251,6 +251,9 @@ public final class DatabaseOptions {
     config.setMinimumIdle(0);
     config.setPoolName("ledger-app");
     config.setInitializationFailTimeout(1);
+    // HikariCP sets the data source's login timeout from this: the connect bound (10 s), so a
+    // server that accepts and never answers is "cannot connect" in 10 s, not 30
+    config.setConnectionTimeout(dev.ledger.Timeouts.defaults().connect().toMillis());
     try {
       return new HikariDataSource(config);
     } catch (HikariPool.PoolInitializationException e) {

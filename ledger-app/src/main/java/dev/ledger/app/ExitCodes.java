@@ -52,7 +52,9 @@ public final class ExitCodes {
   /** Nothing to claim. */
   public static final int NOTHING = 5;
 
-  /** The migration lock stayed taken by another run. */
+  /**
+   * The migration lock stayed taken by another run, or a task stayed busy in another transaction.
+   */
   public static final int LOCKED = 6;
 
   /** A domain's schema holds tables that are not a ledger's; left alone. */
@@ -87,8 +89,10 @@ public final class ExitCodes {
    *
    * @param e the exception, not null
    * @return {@link #USAGE} for picocli's parameter errors and invalid arguments, {@link #LOCKED}
-   *     for a lock timeout, {@link #NO_REGISTRY} for a control database without a registry, {@link
-   *     #DATABASE} for SQL, connection and control-database failures, {@link #FAILED} otherwise
+   *     for a lock timeout (the migration lock, or a task another transaction held past the
+   *     ledger's lock bound), {@link #NO_REGISTRY} for a control database without a registry,
+   *     {@link #DATABASE} for SQL, connection and control-database failures, {@link #FAILED}
+   *     otherwise
    */
   public static int of(Throwable e) {
     if (e instanceof picocli.CommandLine.ParameterException
@@ -105,6 +109,10 @@ public final class ExitCodes {
       return t.reason() == dev.ledger.tenants.TenantUnavailableException.Reason.UNREACHABLE
           ? DATABASE
           : REFUSED;
+    }
+    if (e instanceof dev.ledger.LedgerTimeoutException t
+        && t.bound() == dev.ledger.LedgerTimeoutException.Bound.LOCK) {
+      return LOCKED; // "task busy": another transaction held what the command needed
     }
     if (e instanceof dev.ledger.LedgerStorageException
         || e instanceof DatabaseUnreachableException) {

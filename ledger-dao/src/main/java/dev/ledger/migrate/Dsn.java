@@ -159,13 +159,20 @@ public final class Dsn {
   }
 
   /**
-   * A non-pooled data source over this URL: every {@code getConnection()} opens a new connection.
+   * A non-pooled data source over this URL: every {@code getConnection()} opens a new connection,
+   * within pgjdbc's {@code connectTimeout} (10 s) and a {@code loginTimeout} of {@link
+   * dev.ledger.Timeouts#connect()}'s default (10 s) unless the URL sets one.
    *
    * @return the data source
    */
   public DataSource dataSource() {
     PGSimpleDataSource ds = new PGSimpleDataSource();
     ds.setUrl(url);
+    if (!url.toLowerCase(java.util.Locale.ROOT).contains("logintimeout=")) {
+      // pgjdbc bounds the TCP connect (connectTimeout, 10 s) but not the login after it: a server
+      // that accepts and then never answers would hold the job forever
+      ds.setLoginTimeout((int) dev.ledger.Timeouts.defaults().connect().toSeconds());
+    }
     return ds;
   }
 

@@ -215,6 +215,55 @@ class TaskCommandsTest {
   }
 
   @Test
+  void a_task_another_transaction_holds_is_task_busy_with_exit_6_after_the_lock_bound()
+      throws Exception {
+    String id = run("task", "file", "--domain", "held", "--title", "t").out().trim();
+    try (java.sql.Connection other = PostgresExtension.connect(PG.databaseName());
+        java.sql.Statement s = other.createStatement()) {
+      other.setAutoCommit(false);
+      s.execute(
+          "SELECT 1 FROM "
+              + dev.ledger.schema.DomainSchemas.quotedSchemaName("held")
+              + ".tasks WHERE id = '"
+              + id
+              + "' FOR UPDATE");
+      long start = System.nanoTime();
+      Run busy = run("task", "invalidate", id, "--reason", "gone", "--json");
+      long ms = (System.nanoTime() - start) / 1_000_000;
+      assertThat(busy.exit()).isEqualTo(ExitCodes.LOCKED);
+      assertThat(busy.json().get("error").asText())
+          .isEqualTo(
+              "invalidate: task busy: it waited for a lock another transaction holds for longer"
+                  + " than lock (5 s) (SQLState 55P03). Retry later, or raise LedgerConfig"
+                  + " timeouts' lock bound");
+      assertThat(ms).isBetween(4_500L, 30_000L);
+      other.rollback();
+    }
+    assertThat(run("task", "invalidate", id, "--reason", "gone").exit()).isZero();
+  }
+
+  @Test
+  void a_server_that_accepts_but_never_answers_is_exit_4_within_the_connect_bound()
+      throws Exception {
+    try (dev.ledger.testing.BlackholeProxy proxy =
+        dev.ledger.testing.BlackholeProxy.to(PG.jdbcUrl())) {
+      proxy.blackhole();
+      String url = proxy.jdbcUrl(PG.jdbcUrl());
+      CommandLine cli = Main.commandLine();
+      StringWriter out = new StringWriter();
+      StringWriter err = new StringWriter();
+      cli.setOut(new PrintWriter(out));
+      cli.setErr(new PrintWriter(err));
+      long start = System.nanoTime();
+      int exit = cli.execute("task", "show", "t1", "--url", url);
+      long ms = (System.nanoTime() - start) / 1_000_000;
+      assertThat(exit).isEqualTo(ExitCodes.DATABASE);
+      assertThat(err.toString()).startsWith("error: cannot connect to ");
+      assertThat(ms).isBetween(9_000L, 20_000L);
+    }
+  }
+
+  @Test
   void invalidate_rescore_post_list_and_domains() throws Exception {
     String a = run("task", "file", "--domain", "ops", "--title", "a").out().trim();
     String b =
