@@ -6,6 +6,7 @@ import dev.ledger.Label;
 import dev.ledger.Lease;
 import dev.ledger.LeaseLostException;
 import dev.ledger.Ledger;
+import dev.ledger.LedgerStorageException;
 import dev.ledger.Pickup;
 import dev.ledger.Task;
 import java.time.Duration;
@@ -363,12 +364,7 @@ final class TaskRunner {
   private void record(RunningTask r, TaskContext ctx, Outcome outcome, Duration took) {
     String error = ((Outcome.Failed) outcome).error();
     FailureRecord f =
-        pool.ledger(r)
-            .fail(
-                ctx.lease(),
-                error.length() > 50_000 ? error.substring(0, 50_000) : error,
-                retry.maxAttempts(),
-                retry.delayAfter(ctx.attempt()));
+        failWhileLeaseLasts(r, ctx, error.length() > 50_000 ? error.substring(0, 50_000) : error);
     if (took != null) {
       metrics.handled(r.domain, "failed", took);
     }
@@ -397,6 +393,86 @@ final class TaskRunner {
           f.retryAt());
       pool.retryFiled(r, f.retryAt());
     }
+  }
+
+  /**
+   * Records a failed attempt, tried again after a database failure (a dropped connection, a
+   * restart) with a doubling backoff while the lease lasts: the record is fenced by the lease, so a
+   * retry is safe, and one that finds the lease gone because an earlier try committed after all
+   * (its outcome unknown) takes that record as its own.
+   *
+   * @throws LeaseLostException when the lease was lost (not to an earlier try of this record)
+   * @throws LedgerStorageException when the database still fails as the lease runs out
+   */
+  private FailureRecord failWhileLeaseLasts(RunningTask r, TaskContext ctx, String error) {
+    Lease lease = ctx.lease();
+    Duration backoff = Completer.FIRST_RETRY;
+    boolean tried = false;
+    while (true) {
+      try {
+        return pool.ledger(r)
+            .fail(lease, error, retry.maxAttempts(), retry.delayAfter(ctx.attempt()));
+      } catch (LeaseLostException e) {
+        FailureRecord earlier = tried ? recordedBefore(r, ctx) : null;
+        if (earlier == null) {
+          throw e;
+        }
+        return earlier;
+      } catch (LedgerStorageException e) {
+        if (!Instant.now().plus(backoff).isBefore(lease.until())) {
+          throw e;
+        }
+        log.debug(
+            "{} {}: recording the failure of task {}{} failed ({}); trying again while its lease"
+                + " lasts",
+            label,
+            holder,
+            r.claimed.taskId(),
+            r.of(),
+            e.getMessage());
+        metrics.failureRetried(r.domain);
+        try {
+          Thread.sleep(backoff.toMillis());
+        } catch (InterruptedException stop) {
+          Thread.currentThread().interrupt();
+          throw e;
+        }
+        tried = true;
+        backoff = backoff.multipliedBy(2);
+        if (backoff.compareTo(Completer.LAST_RETRY) > 0) {
+          backoff = Completer.LAST_RETRY;
+        }
+      }
+    }
+  }
+
+  /**
+   * The failure an earlier try of this attempt's record wrote, if it did: the task invalidated
+   * while claimed under this lease (same holder, same attempt), with the reason a failure of this
+   * attempt gets; else null.
+   */
+  private FailureRecord recordedBefore(RunningTask r, TaskContext ctx) {
+    Lease lease = ctx.lease();
+    Task t = pool.ledger(r).get(lease.taskId());
+    String prefix = "attempt " + ctx.attempt() + " of ";
+    if (t.status() != dev.ledger.Status.INVALIDATED
+        || !lease.holder().equals(t.holder())
+        || t.attempts() != lease.attempt()
+        || t.reason() == null
+        || !(t.reason().startsWith(prefix)
+            || t.reason().startsWith(FailureRecord.DEAD_LETTER + " " + prefix))) {
+      return null;
+    }
+    Instant retryAt =
+        t.supersededBy() == null ? null : pool.ledger(r).get(t.supersededBy()).spec().notBefore();
+    return new FailureRecord(
+        t.id(),
+        ctx.attempt(),
+        ctx.maxAttempts(),
+        t.reason(),
+        Instant.now(),
+        t.supersededBy(),
+        retryAt);
   }
 
   /**
