@@ -2,6 +2,7 @@ package dev.ledger.worker;
 
 import dev.ledger.ClaimedTask;
 import dev.ledger.FailureRecord;
+import dev.ledger.InvalidInputException;
 import dev.ledger.Label;
 import dev.ledger.Lease;
 import dev.ledger.LeaseLostException;
@@ -111,6 +112,12 @@ final class TaskRunner {
    * @param settings the pool's settings
    * @param pool the pool
    */
+  /** The error class of a failure the handler returned ({@link Outcome#failed}). */
+  static final String RETURNED_FAILURE = "Outcome.failed";
+
+  /** Whether log lines may carry a failure's text ({@link PoolBuilder#logTaskText}). */
+  private final boolean logTaskText;
+
   TaskRunner(Logger log, String label, PoolSettings settings, Pool pool) {
     this.log = log;
     this.label = label;
@@ -121,6 +128,7 @@ final class TaskRunner {
     this.heartbeatEvery = settings.lease().dividedBy(3);
     this.retry = settings.retry();
     this.metrics = settings.metrics();
+    this.logTaskText = settings.logTaskText();
     this.pool = pool;
   }
 
@@ -160,7 +168,13 @@ final class TaskRunner {
             metrics,
             pool::ledger,
             this::finished,
-            (r, error, took) -> record(r, r.context, Outcome.failed(error), took));
+            (r, error, took) ->
+                record(
+                    r,
+                    r.context,
+                    Outcome.failed(error),
+                    took,
+                    InvalidInputException.class.getName()));
     completer.start(prefix + "-complete", () -> closed);
   }
 
@@ -279,7 +293,7 @@ final class TaskRunner {
                 + " held the task until "
                 + r.pickup.readyAt()
                 + " without completing or releasing it (the worker died or stalled)";
-        record(r, ctx, Outcome.failed(error), null);
+        record(r, ctx, Outcome.failed(error), null, "lease expired");
         return;
       }
       if (r.pickup != null && metrics.wantsPickup()) {
@@ -288,6 +302,7 @@ final class TaskRunner {
       // beaten by the sweep since its claim: no timer task per task on the way to the handler
       long t0 = System.nanoTime();
       Outcome outcome;
+      String errorClass = RETURNED_FAILURE;
       try {
         outcome = pool.handle(r, task, ctx);
         if (outcome == null) {
@@ -297,9 +312,14 @@ final class TaskRunner {
         if (t instanceof Error
             && !(t instanceof AssertionError)
             && !(t instanceof StackOverflowError)) {
-          log.error("{} {}: handler of task {} threw", label, holder, task.id(), t);
+          if (logTaskText) {
+            log.error("{} {}: handler of task {} threw", label, holder, task.id(), t);
+          } else {
+            log.error("{} {}: handler of task {} threw {}", label, holder, task.id(), t.getClass());
+          }
         }
         outcome = Outcome.failed(describe(t));
+        errorClass = t.getClass().getName();
       } finally {
         r.beating = false;
         r.finish();
@@ -314,7 +334,7 @@ final class TaskRunner {
         handedOver = true;
         return;
       }
-      record(r, ctx, outcome, took);
+      record(r, ctx, outcome, took, errorClass);
     } catch (LeaseLostException e) {
       metrics.leaseLost(r.domain);
       log.warn("{} {}: {}", label, holder, e.getMessage());
@@ -361,7 +381,14 @@ final class TaskRunner {
     return false;
   }
 
-  private void record(RunningTask r, TaskContext ctx, Outcome outcome, Duration took) {
+  /**
+   * Records a failed attempt.
+   *
+   * @param errorClass what failed, for log lines without the error's text: the exception's class,
+   *     {@link #RETURNED_FAILURE}, or a name of the pool's own failure
+   */
+  private void record(
+      RunningTask r, TaskContext ctx, Outcome outcome, Duration took, String errorClass) {
     String error = ((Outcome.Failed) outcome).error();
     FailureRecord f =
         failWhileLeaseLasts(r, ctx, error.length() > 50_000 ? error.substring(0, 50_000) : error);
@@ -378,7 +405,7 @@ final class TaskRunner {
           f.taskId(),
           r.of(),
           f.attempt(),
-          abbreviate(error));
+          logTaskText ? abbreviate(error) : errorClass + " (the error is the task's reason)");
     } else {
       metrics.retried(r.domain);
       log.debug(
