@@ -657,6 +657,27 @@ public abstract class LedgerOperations {
   }
 
   /**
+   * Completes what it can of a batch of claimed tasks of one domain, in one transaction, without
+   * waiting for a row another transaction holds: as {@link #completeAll} (same fence, same events
+   * and rows, in the order given), except that a task whose row or route is locked by another
+   * transaction is skipped and returned as busy (nothing written for it; try it again while its
+   * lease lasts), and a task already completed under this very lease counts as completed, so a
+   * completion whose commit's outcome was unknown ({@link LedgerStorageException#outcomeUnknown()})
+   * can simply be tried again. What a worker pool does with its finished tasks: one locked row
+   * never holds up the others.
+   *
+   * @param domain the tasks' domain
+   * @param completions the leases and handoffs, in the order their events are appended
+   * @return what was completed, refused and left busy
+   * @throws InvalidInputException naming {@code lease}, {@code handoff} or {@code completions}
+   *     (nothing written)
+   */
+  public final CompletedBatch completeAvailable(String domain, List<Completion> completions) {
+    return write(
+        "complete available", tx -> ops.batchCompletion.completeAvailable(tx, domain, completions));
+  }
+
+  /**
    * Records a failed attempt under its lease, in one transaction: the task is invalidated with the
    * reason {@code attempt <n> of <max> failed at <time>: <error>} and, unless that was its last
    * attempt, a retry is filed from the chain's root (origin {@code retries:<root>}, upstream event

@@ -103,7 +103,7 @@ public final class Failures {
             out[0] = new FailureRecord(row.getId(), attempt, max, reason, now, null, null);
             return new Event.Invalidated(reason, null);
           }
-          String root = rootOf(row.getOrigin(), row.getId());
+          String root = chainRootOf(row.getOrigin(), row.getUpstreamEvent(), row.getId());
           String upstream = ATTEMPT + (attempt + 1);
           Instant retryAt = now.plus(retryDelay);
           Optional<String> filed = Filing.findOrigin(ctx, RETRIES + root, upstream);
@@ -311,6 +311,23 @@ public final class Failures {
     return 1;
   }
 
+  /**
+   * The root of the retry chain a failing task belongs to, under which its retry is filed ({@code
+   * retries:<root>}, upstream event {@code attempt:<n+1>}): the root named by a retry's origin, but
+   * a re-filed dead letter ({@code refiled:<id>}) is the root of a chain of its own, attempt 1 of a
+   * fresh budget. Under the old chain's root its retries would name the old chain's attempts again,
+   * and the idempotent filing would return the old chain's long-ended retries instead of filing new
+   * ones.
+   */
+  private static String chainRootOf(String origin, String upstreamEvent, String id) {
+    return upstreamEvent != null && upstreamEvent.startsWith(REFILED) ? id : rootOf(origin, id);
+  }
+
+  /**
+   * The root named by a task's origin ({@code retries:<root>}), else the task itself: the origin a
+   * re-filed successor of a dead letter is filed under ({@code retries:<root>}, upstream event
+   * {@code refiled:<id>}), as {@code WorkerReads.deadLetters} finds it.
+   */
   private static String rootOf(String origin, String id) {
     return origin != null && origin.startsWith(RETRIES) && origin.length() > RETRIES.length()
         ? origin.substring(RETRIES.length())

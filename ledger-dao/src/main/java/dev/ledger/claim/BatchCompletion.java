@@ -1,14 +1,17 @@
 package dev.ledger.claim;
 
+import static dev.ledger.codegen.db.ledger_directory.Tables.LEDGER_TASKS;
 import static dev.ledger.codegen.db.ledger_template.Tables.EVENTS;
 import static dev.ledger.codegen.db.ledger_template.Tables.TASKS;
 
+import dev.ledger.CompletedBatch;
 import dev.ledger.Completion;
 import dev.ledger.InvalidInputException;
 import dev.ledger.Lease;
 import dev.ledger.Status;
 import dev.ledger.Validation;
 import dev.ledger.codegen.convert.JsonConverter;
+import dev.ledger.codegen.db.ledger_directory.tables.LedgerTasks;
 import dev.ledger.codegen.db.ledger_template.tables.Tasks;
 import dev.ledger.internal.Event;
 import dev.ledger.internal.RenderedStatement;
@@ -83,6 +86,142 @@ public final class BatchCompletion {
     return completeIn(tx, tx.forSchema(schema.get()), completions);
   }
 
+  /**
+   * Completes what it can of a batch of one domain in {@code tx} without waiting for a row another
+   * transaction holds (see {@code Ledger.completeAvailable}).
+   *
+   * @param tx the operation's transaction context
+   * @param domain the domain
+   * @param completions the leases and handoffs
+   * @return what was completed, refused and left for later
+   * @throws InvalidInputException naming {@code lease} or {@code handoff}
+   */
+  public CompletedBatch completeAvailable(Tx tx, String domain, List<Completion> completions) {
+    Validation.domain(domain);
+    if (completions == null) {
+      throw new InvalidInputException("completions", "must not be null");
+    }
+    for (Completion c : completions) {
+      if (c == null || c.lease() == null) {
+        throw new InvalidInputException("lease", "must not be null");
+      }
+      Validation.text("handoff", c.handoff(), Validation.MAX_BODY);
+    }
+    if (completions.isEmpty()) {
+      return new CompletedBatch(List.of(), List.of(), List.of());
+    }
+    Optional<String> schema = engine.schemaOf(tx, domain);
+    if (schema.isEmpty()) {
+      return new CompletedBatch(
+          List.of(), completions.stream().map(Completion::lease).toList(), List.of());
+    }
+    DSLContext ctx = tx.forSchema(schema.get());
+    List<Lease> refused = new ArrayList<>();
+    Map<String, Completion> byTask = new java.util.LinkedHashMap<>();
+    for (Completion c : completions) {
+      if (byTask.putIfAbsent(c.lease().taskId(), c) != null) {
+        refused.add(c.lease());
+      }
+    }
+    List<Completion> distinct = new ArrayList<>(byTask.values());
+    Args args = Args.of(distinct);
+    Map<String, Record> seen = new HashMap<>();
+    for (Record r :
+        availableStatement(ctx)
+            .fetch(
+                ctx,
+                AVAILABLE,
+                engine.now(),
+                args.ids,
+                args.holders,
+                args.attempts,
+                args.places,
+                args.payloads,
+                args.handoffs)) {
+      seen.put(r.get(TASKS.ID), r);
+    }
+    List<String> unseen = new ArrayList<>();
+    for (Completion c : distinct) {
+      if (!seen.containsKey(c.lease().taskId())) {
+        unseen.add(c.lease().taskId());
+      }
+    }
+    // not locked: held by another transaction (busy), or not a task of this domain (refused)
+    java.util.Set<String> exist =
+        unseen.isEmpty()
+            ? java.util.Set.of()
+            : new java.util.HashSet<>(
+                ctx.select(TASKS.ID).from(TASKS).where(TASKS.ID.in(unseen)).fetch(TASKS.ID));
+    List<Lease> completed = new ArrayList<>();
+    List<Completion> busy = new ArrayList<>();
+    for (Completion c : distinct) {
+      Lease l = c.lease();
+      Record r = seen.get(l.taskId());
+      if (r == null) {
+        if (exist.contains(l.taskId())) {
+          busy.add(c);
+        } else {
+          refused.add(l);
+        }
+      } else if (r.get(DONE_ID) != null || completedUnder(r, l)) {
+        completed.add(l);
+      } else {
+        refused.add(l);
+      }
+    }
+    return new CompletedBatch(completed, refused, busy);
+  }
+
+  /**
+   * Whether a locked row was completed under this very lease before (a completion whose commit's
+   * outcome was unknown, retried): completed, same holder, same attempt. Nobody else completes a
+   * task under a lease it does not hold, and the lease's holder completes it once.
+   */
+  private static boolean completedUnder(Record r, Lease l) {
+    return Status.COMPLETED.wire().equals(r.get(TASKS.STATUS))
+        && l.holder().equals(r.get(TASKS.HOLDER))
+        && r.get(TASKS.ATTEMPTS) != null
+        && r.get(TASKS.ATTEMPTS) == l.attempt();
+  }
+
+  /** A batch as the statements' array binds, sorted by task id (the order rows are locked in). */
+  private record Args(
+      String[] ids,
+      String[] holders,
+      String[] attempts,
+      String[] places,
+      String[] payloads,
+      String[] handoffs) {
+
+    static Args of(List<Completion> distinct) {
+      Map<String, Integer> order = new HashMap<>();
+      for (int i = 0; i < distinct.size(); i++) {
+        order.put(distinct.get(i).lease().taskId(), i);
+      }
+      List<Completion> byId = new ArrayList<>(distinct);
+      byId.sort(java.util.Comparator.comparing(c -> c.lease().taskId()));
+      int n = byId.size();
+      Args a =
+          new Args(
+              new String[n],
+              new String[n],
+              new String[n],
+              new String[n],
+              new String[n],
+              new String[n]);
+      for (int i = 0; i < n; i++) {
+        Completion c = byId.get(i);
+        a.ids[i] = c.lease().taskId();
+        a.holders[i] = c.lease().holder();
+        a.attempts[i] = Long.toString(c.lease().attempt());
+        a.places[i] = Integer.toString(order.get(a.ids[i]));
+        a.payloads[i] = JSON.to(new Event.Completed(c.handoff()).payload());
+        a.handoffs[i] = c.handoff();
+      }
+      return a;
+    }
+  }
+
   private List<Lease> completeIn(Tx op, DSLContext tx, List<Completion> completions) {
     // one completion per task: a second one of the same task is refused, as complete would
     List<Lease> lost = new ArrayList<>();
@@ -139,6 +278,10 @@ public final class BatchCompletion {
   private static final Slot<String[]> PAYLOADS = textArray("payloads");
   private static final Slot<String[]> HANDOFFS = textArray("handoffs");
   private static final Field<?>[] DONE = {TASKS.ID};
+  private static final Field<String> DONE_ID = DSL.field(DSL.name("done_id"), String.class);
+  private static final Field<?>[] AVAILABLE = {
+    TASKS.ID, TASKS.STATUS, TASKS.HOLDER, TASKS.ATTEMPTS, DONE_ID
+  };
 
   private static Slot<String[]> textArray(String name) {
     return Slot.of(name, SQLDataType.CLOB.getArrayDataType());
@@ -239,6 +382,137 @@ public final class BatchCompletion {
                   .with(logged)
                   .select(doneId.as(TASKS.ID.getName()))
                   .from(completed);
+            },
+            List.of(AT, IDS, HOLDERS, ATTEMPTS, PLACES, PAYLOADS, HANDOFFS));
+  }
+
+  /**
+   * The completion of a batch without waiting, one statement: lock the batch's route rows
+   * (directory {@code ledger_tasks}, which the completion's trigger updates) and then its task
+   * rows, in id order, skipping every row another transaction holds; complete the locked tasks
+   * whose lease is current, append their {@code completed} events in the given order, and return
+   * every locked row as it was locked, with the id of those completed now ({@code done_id}, else
+   * null).
+   */
+  private RenderedStatement availableStatement(DSLContext tx) {
+    return engine
+        .statements()
+        .get(
+            tx,
+            "complete available",
+            () -> {
+              Table<?> u =
+                  DSL.table(
+                          "unnest({0}, {1}, {2}, {3}, {4}, {5})",
+                          IDS.field(),
+                          HOLDERS.field(),
+                          ATTEMPTS.field(),
+                          PLACES.field(),
+                          PAYLOADS.field(),
+                          HANDOFFS.field())
+                      .as("u", "id", "holder", "attempt", "place", "payload", "handoff");
+              Tasks l = TASKS.as("l");
+              LedgerTasks r = LEDGER_TASKS.as("r");
+              LedgerTasks anyRoute = LEDGER_TASKS.as("any_route");
+              // the routes first: a route held by another transaction would make the trigger wait
+              CommonTableExpression<Record1<String>> routes =
+                  DSL.name("routes")
+                      .asMaterialized(
+                          DSL.select(r.ID)
+                              .from(r)
+                              .where(r.ID.eq(DSL.any(IDS.field())))
+                              .orderBy(r.ID)
+                              .forUpdate()
+                              .of(r)
+                              .skipLocked());
+              Field<String> routeId = routes.field(r.ID.getName(), String.class);
+              // then the task rows whose route is ours (or that have none, written by a stack
+              // without routes), as they are now; the fence is checked on these values
+              CommonTableExpression<Record4<String, String, String, Long>> locked =
+                  DSL.name("locked")
+                      .asMaterialized(
+                          DSL.select(l.ID, l.STATUS, l.HOLDER, l.ATTEMPTS)
+                              .from(l)
+                              .where(l.ID.eq(DSL.any(IDS.field())))
+                              .and(
+                                  l.ID
+                                      .in(DSL.select(routeId).from(routes))
+                                      .or(
+                                          DSL.notExists(
+                                              DSL.selectOne()
+                                                  .from(anyRoute)
+                                                  .where(anyRoute.ID.eq(l.ID)))))
+                              .orderBy(l.ID)
+                              .forUpdate()
+                              .of(l)
+                              .skipLocked());
+              CommonTableExpression<Record> input =
+                  DSL.name("input").as(DSL.select(DSL.asterisk()).from(u));
+              Field<String> lockedId = locked.field(l.ID.getName(), String.class);
+              Field<String> inputId = DSL.field(DSL.name("input", "id"), String.class);
+              CommonTableExpression<Record1<String>> completed =
+                  DSL.name("completed")
+                      .as(
+                          DSL.update(TASKS)
+                              .set(TASKS.STATUS, DSL.inline(Status.COMPLETED.wire()))
+                              .set(
+                                  TASKS.HANDOFF,
+                                  DSL.field(DSL.name("input", "handoff"), String.class))
+                              .set(
+                                  TASKS.LEASE_UNTIL,
+                                  DSL.inline((Instant) null, TASKS.LEASE_UNTIL.getDataType()))
+                              .from(locked.join(input).on(inputId.eq(lockedId)))
+                              .where(TASKS.ID.eq(lockedId))
+                              .and(
+                                  locked
+                                      .field(l.STATUS.getName(), String.class)
+                                      .eq(DSL.inline(Status.CLAIMED.wire())))
+                              .and(
+                                  locked
+                                      .field(l.HOLDER.getName(), String.class)
+                                      .eq(DSL.field(DSL.name("input", "holder"), String.class)))
+                              .and(
+                                  locked
+                                      .field(l.ATTEMPTS.getName(), Long.class)
+                                      .eq(
+                                          DSL.field(DSL.name("input", "attempt"), String.class)
+                                              .cast(SQLDataType.BIGINT)))
+                              .returningResult(TASKS.ID));
+              Field<String> doneId = completed.field(TASKS.ID);
+              CommonTableExpression<Record1<Long>> logged =
+                  DSL.name("logged")
+                      .as(
+                          DSL.insertInto(
+                                  EVENTS, EVENTS.TASK_ID, EVENTS.KIND, EVENTS.AT, EVENTS.PAYLOAD)
+                              .select(
+                                  DSL.select(
+                                          doneId,
+                                          DSL.inline(new Event.Completed(null).kind()),
+                                          AT.field(),
+                                          DSL.field(
+                                              DSL.name("input", "payload"),
+                                              EVENTS.PAYLOAD.getDataType()))
+                                      .from(completed)
+                                      .join(input)
+                                      .on(inputId.eq(doneId))
+                                      .orderBy(
+                                          DSL.field(DSL.name("input", "place"), String.class)
+                                              .cast(SQLDataType.INTEGER)))
+                              .returningResult(EVENTS.SEQ));
+              return DSL.with(routes)
+                  .with(locked)
+                  .with(input)
+                  .with(completed)
+                  .with(logged)
+                  .select(
+                      lockedId.as(TASKS.ID.getName()),
+                      locked.field(l.STATUS.getName(), String.class).as(TASKS.STATUS.getName()),
+                      locked.field(l.HOLDER.getName(), String.class).as(TASKS.HOLDER.getName()),
+                      locked.field(l.ATTEMPTS.getName(), Long.class).as(TASKS.ATTEMPTS.getName()),
+                      doneId.as(DONE_ID.getName()))
+                  .from(locked)
+                  .leftJoin(completed)
+                  .on(doneId.eq(lockedId));
             },
             List.of(AT, IDS, HOLDERS, ATTEMPTS, PLACES, PAYLOADS, HANDOFFS));
   }

@@ -20,7 +20,10 @@ import java.util.concurrent.atomic.AtomicLong;
  *       samples every 15 s;
  *   <li>counters {@code ledger.tasks.claimed}, {@code ledger.tasks.completed}, {@code
  *       ledger.tasks.failed}, {@code ledger.tasks.retried} (a retry filed), {@code
- *       ledger.tasks.dead} (dead letters), {@code ledger.tasks.lease.lost};
+ *       ledger.tasks.dead} (dead letters), {@code ledger.tasks.lease.lost}, {@code
+ *       ledger.tasks.completion.retried} and {@code ledger.tasks.failure.retried} (a completion or
+ *       a failure record tried again after the database failed it, or a completion whose row
+ *       another transaction held);
  *   <li>timers {@code ledger.claim.latency} (one {@code claimBatch}), {@code ledger.handler.time}
  *       (tagged {@code outcome}: completed, failed, lost), {@code ledger.pickup.latency} (from the
  *       task's admission, or its release, to its claim, as the ledger's clock recorded both);
@@ -95,6 +98,16 @@ public final class MicrometerWorkerMetrics implements WorkerMetrics {
   @Override
   public void retried(String domain) {
     counter("ledger.tasks.retried", domain).increment();
+  }
+
+  @Override
+  public void completionRetried(String domain) {
+    counter("ledger.tasks.completion.retried", domain).increment();
+  }
+
+  @Override
+  public void failureRetried(String domain) {
+    counter("ledger.tasks.failure.retried", domain).increment();
   }
 
   @Override

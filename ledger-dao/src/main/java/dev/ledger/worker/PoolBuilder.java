@@ -25,6 +25,7 @@ abstract class PoolBuilder<B extends PoolBuilder<B>> {
   RetryPolicy retry = RetryPolicy.DEFAULT;
   Duration shutdownTimeout = Duration.ofSeconds(30);
   WorkerMetrics metrics = WorkerMetrics.NONE;
+  boolean logTaskText;
 
   PoolBuilder(Duration pollInterval) {
     this.pollInterval = pollInterval;
@@ -92,6 +93,21 @@ abstract class PoolBuilder<B extends PoolBuilder<B>> {
   }
 
   /**
+   * Whether the pool's log lines may carry text from the task or its handler: a failed attempt's
+   * error (the handler's message, an exception's message), which can hold personal data (an address
+   * from the task's body, say). Off by default: the lines then carry task ids, attempts and the
+   * error's class ({@code Outcome.failed} for a returned failure), and the error itself stays where
+   * the ledger keeps it (the failed task's {@code reason}, which a scrub reaches).
+   *
+   * @param on true to log the errors' text
+   * @return this
+   */
+  public B logTaskText(boolean on) {
+    this.logTaskText = on;
+    return self();
+  }
+
+  /**
    * The settings as given.
    *
    * @param defaultHolder the holder when none was given
@@ -107,6 +123,7 @@ abstract class PoolBuilder<B extends PoolBuilder<B>> {
         pollInterval,
         retry,
         shutdownTimeout,
-        metrics);
+        metrics,
+        logTaskText);
   }
 }

@@ -16,6 +16,7 @@ import java.util.List;
  * @param retry how failures are retried
  * @param shutdownTimeout how long close waits for running handlers
  * @param metrics where the pool reports
+ * @param logTaskText whether log lines may carry a failure's text (the handler's message)
  */
 record PoolSettings(
     String holder,
@@ -26,4 +27,5 @@ record PoolSettings(
     Duration pollInterval,
     RetryPolicy retry,
     Duration shutdownTimeout,
-    WorkerMetrics metrics) {}
+    WorkerMetrics metrics,
+    boolean logTaskText) {}

@@ -2,10 +2,12 @@ package dev.ledger.worker;
 
 import dev.ledger.ClaimedTask;
 import dev.ledger.FailureRecord;
+import dev.ledger.InvalidInputException;
 import dev.ledger.Label;
 import dev.ledger.Lease;
 import dev.ledger.LeaseLostException;
 import dev.ledger.Ledger;
+import dev.ledger.LedgerStorageException;
 import dev.ledger.Pickup;
 import dev.ledger.Task;
 import java.time.Duration;
@@ -110,6 +112,12 @@ final class TaskRunner {
    * @param settings the pool's settings
    * @param pool the pool
    */
+  /** The error class of a failure the handler returned ({@link Outcome#failed}). */
+  static final String RETURNED_FAILURE = "Outcome.failed";
+
+  /** Whether log lines may carry a failure's text ({@link PoolBuilder#logTaskText}). */
+  private final boolean logTaskText;
+
   TaskRunner(Logger log, String label, PoolSettings settings, Pool pool) {
     this.log = log;
     this.label = label;
@@ -120,6 +128,7 @@ final class TaskRunner {
     this.heartbeatEvery = settings.lease().dividedBy(3);
     this.retry = settings.retry();
     this.metrics = settings.metrics();
+    this.logTaskText = settings.logTaskText();
     this.pool = pool;
   }
 
@@ -159,7 +168,13 @@ final class TaskRunner {
             metrics,
             pool::ledger,
             this::finished,
-            (r, error, took) -> record(r, r.context, Outcome.failed(error), took));
+            (r, error, took) ->
+                record(
+                    r,
+                    r.context,
+                    Outcome.failed(error),
+                    took,
+                    InvalidInputException.class.getName()));
     completer.start(prefix + "-complete", () -> closed);
   }
 
@@ -278,7 +293,7 @@ final class TaskRunner {
                 + " held the task until "
                 + r.pickup.readyAt()
                 + " without completing or releasing it (the worker died or stalled)";
-        record(r, ctx, Outcome.failed(error), null);
+        record(r, ctx, Outcome.failed(error), null, "lease expired");
         return;
       }
       if (r.pickup != null && metrics.wantsPickup()) {
@@ -287,6 +302,7 @@ final class TaskRunner {
       // beaten by the sweep since its claim: no timer task per task on the way to the handler
       long t0 = System.nanoTime();
       Outcome outcome;
+      String errorClass = RETURNED_FAILURE;
       try {
         outcome = pool.handle(r, task, ctx);
         if (outcome == null) {
@@ -296,9 +312,14 @@ final class TaskRunner {
         if (t instanceof Error
             && !(t instanceof AssertionError)
             && !(t instanceof StackOverflowError)) {
-          log.error("{} {}: handler of task {} threw", label, holder, task.id(), t);
+          if (logTaskText) {
+            log.error("{} {}: handler of task {} threw", label, holder, task.id(), t);
+          } else {
+            log.error("{} {}: handler of task {} threw {}", label, holder, task.id(), t.getClass());
+          }
         }
         outcome = Outcome.failed(describe(t));
+        errorClass = t.getClass().getName();
       } finally {
         r.beating = false;
         r.finish();
@@ -313,7 +334,7 @@ final class TaskRunner {
         handedOver = true;
         return;
       }
-      record(r, ctx, outcome, took);
+      record(r, ctx, outcome, took, errorClass);
     } catch (LeaseLostException e) {
       metrics.leaseLost(r.domain);
       log.warn("{} {}: {}", label, holder, e.getMessage());
@@ -360,15 +381,17 @@ final class TaskRunner {
     return false;
   }
 
-  private void record(RunningTask r, TaskContext ctx, Outcome outcome, Duration took) {
+  /**
+   * Records a failed attempt.
+   *
+   * @param errorClass what failed, for log lines without the error's text: the exception's class,
+   *     {@link #RETURNED_FAILURE}, or a name of the pool's own failure
+   */
+  private void record(
+      RunningTask r, TaskContext ctx, Outcome outcome, Duration took, String errorClass) {
     String error = ((Outcome.Failed) outcome).error();
     FailureRecord f =
-        pool.ledger(r)
-            .fail(
-                ctx.lease(),
-                error.length() > 50_000 ? error.substring(0, 50_000) : error,
-                retry.maxAttempts(),
-                retry.delayAfter(ctx.attempt()));
+        failWhileLeaseLasts(r, ctx, error.length() > 50_000 ? error.substring(0, 50_000) : error);
     if (took != null) {
       metrics.handled(r.domain, "failed", took);
     }
@@ -382,7 +405,7 @@ final class TaskRunner {
           f.taskId(),
           r.of(),
           f.attempt(),
-          abbreviate(error));
+          logTaskText ? abbreviate(error) : errorClass + " (the error is the task's reason)");
     } else {
       metrics.retried(r.domain);
       log.debug(
@@ -397,6 +420,86 @@ final class TaskRunner {
           f.retryAt());
       pool.retryFiled(r, f.retryAt());
     }
+  }
+
+  /**
+   * Records a failed attempt, tried again after a database failure (a dropped connection, a
+   * restart) with a doubling backoff while the lease lasts: the record is fenced by the lease, so a
+   * retry is safe, and one that finds the lease gone because an earlier try committed after all
+   * (its outcome unknown) takes that record as its own.
+   *
+   * @throws LeaseLostException when the lease was lost (not to an earlier try of this record)
+   * @throws LedgerStorageException when the database still fails as the lease runs out
+   */
+  private FailureRecord failWhileLeaseLasts(RunningTask r, TaskContext ctx, String error) {
+    Lease lease = ctx.lease();
+    Duration backoff = Completer.FIRST_RETRY;
+    boolean tried = false;
+    while (true) {
+      try {
+        return pool.ledger(r)
+            .fail(lease, error, retry.maxAttempts(), retry.delayAfter(ctx.attempt()));
+      } catch (LeaseLostException e) {
+        FailureRecord earlier = tried ? recordedBefore(r, ctx) : null;
+        if (earlier == null) {
+          throw e;
+        }
+        return earlier;
+      } catch (LedgerStorageException e) {
+        if (!Instant.now().plus(backoff).isBefore(lease.until())) {
+          throw e;
+        }
+        log.debug(
+            "{} {}: recording the failure of task {}{} failed ({}); trying again while its lease"
+                + " lasts",
+            label,
+            holder,
+            r.claimed.taskId(),
+            r.of(),
+            e.getMessage());
+        metrics.failureRetried(r.domain);
+        try {
+          Thread.sleep(backoff.toMillis());
+        } catch (InterruptedException stop) {
+          Thread.currentThread().interrupt();
+          throw e;
+        }
+        tried = true;
+        backoff = backoff.multipliedBy(2);
+        if (backoff.compareTo(Completer.LAST_RETRY) > 0) {
+          backoff = Completer.LAST_RETRY;
+        }
+      }
+    }
+  }
+
+  /**
+   * The failure an earlier try of this attempt's record wrote, if it did: the task invalidated
+   * while claimed under this lease (same holder, same attempt), with the reason a failure of this
+   * attempt gets; else null.
+   */
+  private FailureRecord recordedBefore(RunningTask r, TaskContext ctx) {
+    Lease lease = ctx.lease();
+    Task t = pool.ledger(r).get(lease.taskId());
+    String prefix = "attempt " + ctx.attempt() + " of ";
+    if (t.status() != dev.ledger.Status.INVALIDATED
+        || !lease.holder().equals(t.holder())
+        || t.attempts() != lease.attempt()
+        || t.reason() == null
+        || !(t.reason().startsWith(prefix)
+            || t.reason().startsWith(FailureRecord.DEAD_LETTER + " " + prefix))) {
+      return null;
+    }
+    Instant retryAt =
+        t.supersededBy() == null ? null : pool.ledger(r).get(t.supersededBy()).spec().notBefore();
+    return new FailureRecord(
+        t.id(),
+        ctx.attempt(),
+        ctx.maxAttempts(),
+        t.reason(),
+        Instant.now(),
+        t.supersededBy(),
+        retryAt);
   }
 
   /**

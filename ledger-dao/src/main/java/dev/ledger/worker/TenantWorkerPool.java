@@ -55,13 +55,13 @@ import org.slf4j.LoggerFactory;
  * <p>Tasks run as in a {@link WorkerPool}, by the same code: a turn claims in one statement ({@link
  * Ledger#claimTasks}); each running task's lease is extended every third of the lease, a refused
  * heartbeat marks it lost and interrupts the handler; {@link Outcome#done()} completes (the
- * completions of one tenant gathered into one {@link Ledger#completeAll}), a failure is recorded
- * with {@link Ledger#fail} under {@link Builder#retry(RetryPolicy)}: retried after its backoff, a
- * dead letter with its last error after the maximum. A claim that takes a task over from an expired
- * lease (its worker died or stalled) records that attempt as failed, "lease expired", without
- * running the handler. {@link Builder#metrics(WorkerMetrics)} gets the same meters as a {@link
- * WorkerPool}'s (tagged with the domain, over all tenants; no depth sample). Every call asks the
- * directory for the tenant's ledger. Thread-safe.
+ * completions of one tenant gathered into one {@link Ledger#completeAvailable}), a failure is
+ * recorded with {@link Ledger#fail} under {@link Builder#retry(RetryPolicy)}: retried after its
+ * backoff, a dead letter with its last error after the maximum. A claim that takes a task over from
+ * an expired lease (its worker died or stalled) records that attempt as failed, "lease expired",
+ * without running the handler. {@link Builder#metrics(WorkerMetrics)} gets the same meters as a
+ * {@link WorkerPool}'s (tagged with the domain, over all tenants; no depth sample). Every call asks
+ * the directory for the tenant's ledger. Thread-safe.
  */
 public final class TenantWorkerPool implements AutoCloseable {
 

@@ -1,6 +1,8 @@
 package dev.ledger.worker;
 
 import com.zaxxer.hikari.HikariConfigMXBean;
+import com.zaxxer.hikari.HikariDataSource;
+import com.zaxxer.hikari.HikariPoolMXBean;
 import dev.ledger.InvalidInputException;
 import dev.ledger.schema.DomainSchemas;
 import java.sql.Connection;
@@ -29,13 +31,25 @@ import org.slf4j.LoggerFactory;
  * pause. When notifications do not arrive (a transaction-mode pooler between us and PostgreSQL: the
  * {@code LISTEN} runs on a server connection we do not keep), it warns once and stops: the pool
  * then polls. Detected by notifying the pool's own probe channel after listening and waiting for
- * it.
+ * it. When the data source has no second connection for that probe, it gives the listening one
+ * back, warns once, polls, and tries again later (a HikariCP pool: once it has room for two
+ * connections; any other data source: after waits that double up to a minute). A connection goes
+ * back to the data source unsubscribed ({@code UNLISTEN *}).
  */
 final class Wakeups implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(Wakeups.class);
   private static final Duration PROBE_WAIT = Duration.ofSeconds(2);
   private static final Duration RECONNECT_PAUSE = Duration.ofSeconds(1);
+
+  /**
+   * How often a pool whose data source had no second connection for the probe tries to listen
+   * again.
+   */
+  static final Duration RELISTEN_PAUSE = Duration.ofSeconds(2);
+
+  /** The longest wait between two such tries on a data source that does not say its room. */
+  static final Duration RELISTEN_MAX_PAUSE = Duration.ofMinutes(1);
 
   private final DataSource dataSource;
   private final Map<String, String> domainByChannel;
@@ -103,50 +117,69 @@ final class Wakeups implements AutoCloseable {
 
   private void run() {
     boolean warnedDown = false;
+    boolean warnedNoRoom = false;
+    int noRoom = 0; // tries in a row that found no second connection
     while (!closed) {
+      if (noRoom > 0 && !waitForRoom(noRoom)) {
+        return;
+      }
       try (Connection c = dataSource.getConnection()) {
         connection = c;
-        c.setAutoCommit(true);
-        DSLContext ctx = DSL.using(c, SQLDialect.POSTGRES);
-        for (String channel : domainByChannel.keySet()) {
-          ctx.query("LISTEN {0}", DSL.name(channel)).execute();
-        }
-        ctx.query("LISTEN {0}", DSL.name(probe)).execute();
-        PGConnection pg = c.unwrap(PGConnection.class);
-        boolean arrives;
         try {
-          arrives = probe(ctx, pg);
-        } catch (NoRoomToListen e) {
-          LOG.warn(
-              "ledger worker: the data source gave no second connection while the listening one"
-                  + " was held ({}); a pool of one connection would starve the claims, so the"
-                  + " listening connection is given back and the pool polls instead. Give it at"
-                  + " least 2 connections for wake-ups",
-              e.getCause().getMessage());
-          return;
-        }
-        if (!arrives) {
-          LOG.warn(
-              "ledger worker: LISTEN/NOTIFY does not reach this connection (a transaction-mode"
-                  + " pooler?); polling instead");
-          return;
-        }
-        listening = true;
-        warnedDown = false;
-        LOG.debug("ledger worker: listening on {} channels", domainByChannel.size());
-        // every domain may have had work admitted while we were not listening
-        domainByChannel.values().forEach(d -> wake.accept(d, null));
-        while (!closed) {
-          PGNotification[] got = pg.getNotifications(500);
-          if (got == null) {
+          c.setAutoCommit(true);
+          DSLContext ctx = DSL.using(c, SQLDialect.POSTGRES);
+          for (String channel : domainByChannel.keySet()) {
+            ctx.query("LISTEN {0}", DSL.name(channel)).execute();
+          }
+          ctx.query("LISTEN {0}", DSL.name(probe)).execute();
+          PGConnection pg = c.unwrap(PGConnection.class);
+          boolean arrives;
+          try {
+            arrives = probe(ctx, pg);
+          } catch (NoRoomToListen e) {
+            noRoom++;
+            if (!warnedNoRoom) {
+              LOG.warn(
+                  "ledger worker: the data source gave no second connection while the listening"
+                      + " one was held ({}); the listening connection is given back and the pool"
+                      + " polls, trying to listen again from time to time. Give it at least 2"
+                      + " connections for wake-ups",
+                  e.getCause().getClass().getSimpleName());
+              warnedNoRoom = true;
+            }
             continue;
           }
-          for (PGNotification n : got) {
-            String domain = domainByChannel.get(n.getName());
-            if (domain != null) {
-              wake.accept(domain, n.getParameter());
+          if (!arrives) {
+            LOG.warn(
+                "ledger worker: LISTEN/NOTIFY does not reach this connection (a transaction-mode"
+                    + " pooler?); polling instead");
+            return;
+          }
+          listening = true;
+          noRoom = 0;
+          warnedDown = false;
+          if (warnedNoRoom) {
+            LOG.info("ledger worker: a connection came free; listening again instead of polling");
+            warnedNoRoom = false;
+          }
+          LOG.debug("ledger worker: listening on {} channels", domainByChannel.size());
+          // every domain may have had work admitted while we were not listening
+          domainByChannel.values().forEach(d -> wake.accept(d, null));
+          while (!closed) {
+            PGNotification[] got = pg.getNotifications(500);
+            if (got == null) {
+              continue;
+            }
+            for (PGNotification n : got) {
+              String domain = domainByChannel.get(n.getName());
+              if (domain != null) {
+                wake.accept(domain, n.getParameter());
+              }
             }
           }
+        } finally {
+          listening = false;
+          unlisten(c);
         }
       } catch (SQLException | RuntimeException e) {
         listening = false;
@@ -159,15 +192,90 @@ final class Wakeups implements AutoCloseable {
               e.getClass().getSimpleName());
           warnedDown = true;
         }
-        try {
-          Thread.sleep(RECONNECT_PAUSE.toMillis());
-        } catch (InterruptedException ie) {
+        if (!pause(RECONNECT_PAUSE)) {
           return;
         }
       } finally {
         listening = false;
         connection = null;
       }
+    }
+  }
+
+  /**
+   * Unsubscribes a listening connection before it goes back to the caller's pool, which would
+   * otherwise hand it out still subscribed to the domains' and the probe's channels (its session
+   * queueing their notifications for whoever borrows it next). A broken connection is left as it
+   * is: the pool discards it.
+   */
+  private static void unlisten(Connection c) {
+    boolean interrupted = Thread.interrupted(); // close() interrupts; the statement must still run
+    try {
+      if (!c.isClosed()) {
+        DSL.using(c, SQLDialect.POSTGRES).query("UNLISTEN *").execute();
+      }
+    } catch (SQLException | RuntimeException e) {
+      LOG.debug("ledger worker: unsubscribing the listening connection failed", e);
+    } finally {
+      if (interrupted) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  /**
+   * Waits until it is worth trying to listen again after the data source had no second connection.
+   * A HikariCP pool is asked every {@link #RELISTEN_PAUSE} until it has room for two connections
+   * (idle ones, or room to open them), so a try does not hold one connection while it waits for
+   * another, starving the claims meanwhile. Any other data source cannot say, so the waits between
+   * tries double from {@link #RELISTEN_PAUSE} to {@link #RELISTEN_MAX_PAUSE}: each try may hold a
+   * connection for the data source's own timeout.
+   *
+   * @param tries how many tries found no room so far, from 1
+   * @return false when the pool closed meanwhile
+   */
+  private boolean waitForRoom(int tries) {
+    HikariDataSource hikari = hikari();
+    if (hikari == null) {
+      Duration pause = RELISTEN_PAUSE.multipliedBy(1L << Math.min(tries - 1, 8));
+      return pause(pause.compareTo(RELISTEN_MAX_PAUSE) > 0 ? RELISTEN_MAX_PAUSE : pause);
+    }
+    do {
+      if (!pause(RELISTEN_PAUSE)) {
+        return false;
+      }
+    } while (!closed && room(hikari) < 2);
+    return !closed;
+  }
+
+  /** How many connections a HikariCP pool could lend now: idle ones, and ones it may open. */
+  private static int room(HikariDataSource hikari) {
+    HikariPoolMXBean pool = hikari.getHikariPoolMXBean();
+    if (pool == null) {
+      return 0;
+    }
+    return pool.getIdleConnections()
+        + Math.max(0, hikari.getMaximumPoolSize() - pool.getTotalConnections());
+  }
+
+  private HikariDataSource hikari() {
+    try {
+      if (dataSource.isWrapperFor(HikariDataSource.class)) {
+        return dataSource.unwrap(HikariDataSource.class);
+      }
+    } catch (SQLException | RuntimeException e) {
+      LOG.debug("ledger worker: the data source does not say its pool's state", e);
+    }
+    return null;
+  }
+
+  /** Sleeps; false when interrupted (the pool closes). */
+  private boolean pause(Duration pause) {
+    try {
+      Thread.sleep(pause.toMillis());
+      return !closed;
+    } catch (InterruptedException ie) {
+      return false;
     }
   }
 

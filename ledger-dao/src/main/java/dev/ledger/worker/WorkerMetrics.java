@@ -55,6 +55,22 @@ public interface WorkerMetrics {
   default void retried(String domain) {}
 
   /**
+   * A task's completion is tried again: its row was held by another transaction, or the database
+   * failed the write (a dropped connection, a restart), and its lease still lasts. Once per retry.
+   *
+   * @param domain the domain
+   */
+  default void completionRetried(String domain) {}
+
+  /**
+   * The recording of a failed attempt is tried again: the database failed the write, and the task's
+   * lease still lasts. Once per retry.
+   *
+   * @param domain the domain
+   */
+  default void failureRetried(String domain) {}
+
+  /**
    * A failure was recorded.
    *
    * @param domain the domain

@@ -119,6 +119,84 @@ class WorkerPoolDataSourceTest {
     }
   }
 
+  @Test
+  void a_pool_that_found_no_spare_connection_at_start_listens_once_one_frees_up() throws Exception {
+    String db = PostgresExtension.newDatabase();
+    LogCapture logs = LogCapture.begin();
+    try (HikariDataSource ledgers = PostgresExtension.pool(TestServer.get().urlFor(db), 6);
+        HikariDataSource two = PostgresExtension.pool(TestServer.get().urlFor(db), 2)) {
+      two.setConnectionTimeout(500);
+      Ledger ledger = Ledger.open(ledgers);
+      ledger.provision("frees");
+      Connection held = two.getConnection(); // the application's: no spare one at the start
+      try (WorkerPool pool =
+          WorkerPool.builder(ledger)
+              .dataSource(two)
+              .pollInterval(Duration.ofMinutes(1))
+              .domain("frees", (task, ctx) -> Outcome.done())
+              .start()) {
+        long end = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+        while (!logs.text().contains(NO_ROOM) && System.nanoTime() < end) {
+          Thread.sleep(20);
+        }
+        assertThat(logs.text()).contains(NO_ROOM);
+        assertThat(pool.listening()).isFalse();
+        held.close();
+        end = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (!pool.listening() && System.nanoTime() < end) {
+          Thread.sleep(20);
+        }
+        assertThat(pool.listening()).isTrue();
+        // woken by its notification, not by the poll a minute away
+        String id = ledger.fileAndAdmit(TaskSpec.builder("frees", "woken").build());
+        end = System.nanoTime() + Duration.ofSeconds(5).toNanos();
+        while (ledger.get(id).status() != Status.COMPLETED && System.nanoTime() < end) {
+          Thread.sleep(20);
+        }
+        assertThat(ledger.get(id).status()).isEqualTo(Status.COMPLETED);
+      }
+      assertThat(logs.text().split(NO_ROOM, -1)).hasSize(2); // warned once
+    } finally {
+      logs.stop();
+      PostgresExtension.dropDatabase(db);
+    }
+  }
+
+  @Test
+  void close_gives_the_listening_connection_back_unsubscribed() throws Exception {
+    String db = PostgresExtension.newDatabase();
+    try (HikariDataSource two = PostgresExtension.pool(TestServer.get().urlFor(db), 2)) {
+      Ledger ledger = Ledger.open(two);
+      ledger.provision("unlisten");
+      WorkerPool pool =
+          WorkerPool.builder(ledger)
+              .dataSource(two)
+              .domain("unlisten", (task, ctx) -> Outcome.done())
+              .start();
+      long end = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+      while (!pool.listening() && System.nanoTime() < end) {
+        Thread.sleep(20);
+      }
+      assertThat(pool.listening()).isTrue();
+      pool.close();
+      // every connection of the data source, the one that listened among them
+      try (Connection a = two.getConnection();
+          Connection b = two.getConnection()) {
+        for (Connection c : List.of(a, b)) {
+          try (var rs = c.createStatement().executeQuery("SELECT pg_listening_channels()")) {
+            List<String> channels = new ArrayList<>();
+            while (rs.next()) {
+              channels.add(rs.getString(1));
+            }
+            assertThat(channels).isEmpty();
+          }
+        }
+      }
+    } finally {
+      PostgresExtension.dropDatabase(db);
+    }
+  }
+
   private static void awaitCompleted(Ledger ledger, String id) throws InterruptedException {
     long end = System.nanoTime() + Duration.ofSeconds(20).toNanos();
     while (ledger.get(id).status() != Status.COMPLETED && System.nanoTime() < end) {

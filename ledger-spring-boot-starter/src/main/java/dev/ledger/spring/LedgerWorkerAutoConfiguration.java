@@ -89,6 +89,7 @@ public class LedgerWorkerAutoConfiguration {
                   .lease(properties.getLease())
                   .pollInterval(properties.getPollInterval())
                   .shutdownTimeout(properties.getShutdownTimeout())
+                  .logTaskText(properties.isLogTaskText())
                   .retry(
                       new RetryPolicy(
                           properties.getMaxAttempts(),

@@ -28,6 +28,12 @@ public class LedgerWorkerProperties {
   private Duration shutdownTimeout = Duration.ofSeconds(30);
 
   /**
+   * Whether the pool's log lines may carry a failure's text (the handler's message, which may hold
+   * personal data from the task); by default they carry task ids and error classes only.
+   */
+  private boolean logTaskText;
+
+  /**
    * The holder name leases are taken in, unique per pool; by default host, pid and a random part.
    */
   private String holder;
@@ -115,6 +121,20 @@ public class LedgerWorkerProperties {
    */
   public void setPollInterval(Duration pollInterval) {
     this.pollInterval = pollInterval;
+  }
+
+  /**
+   * @return whether log lines may carry a failure's text
+   */
+  public boolean isLogTaskText() {
+    return logTaskText;
+  }
+
+  /**
+   * @param logTaskText true to log failures' text (the handler's message)
+   */
+  public void setLogTaskText(boolean logTaskText) {
+    this.logTaskText = logTaskText;
   }
 
   /**
