@@ -31,6 +31,9 @@ import java.util.concurrent.atomic.AtomicLong;
  *       with one grouped count per domain.
  * </ul>
  *
+ * <p>And, untagged: gauge {@code ledger.worker.outages}, the pools of these metrics whose claims
+ * are failing now (their database unreachable), and counter {@code ledger.worker.outages.began}.
+ *
  * <pre>{@code
  * WorkerPool.builder(ledger).metrics(MicrometerWorkerMetrics.of(registry))...
  * }</pre>
@@ -43,8 +46,15 @@ public final class MicrometerWorkerMetrics implements WorkerMetrics {
   private final Map<String, AtomicLong> depths = new ConcurrentHashMap<>();
   private final Map<String, AtomicLong> filed = new ConcurrentHashMap<>();
 
+  /** Pools of these metrics whose claims are failing now. */
+  private final java.util.concurrent.atomic.AtomicInteger outages =
+      new java.util.concurrent.atomic.AtomicInteger();
+
   private MicrometerWorkerMetrics(MeterRegistry registry) {
     this.registry = registry;
+    Gauge.builder("ledger.worker.outages", outages, java.util.concurrent.atomic.AtomicInteger::get)
+        .description("worker pools whose claims are failing now (their database is unreachable)")
+        .register(registry);
   }
 
   /**
@@ -93,6 +103,16 @@ public final class MicrometerWorkerMetrics implements WorkerMetrics {
   @Override
   public void completed(String domain) {
     counter("ledger.tasks.completed", domain).increment();
+  }
+
+  @Override
+  public void outage(boolean ongoing) {
+    if (ongoing) {
+      outages.incrementAndGet();
+      registry.counter("ledger.worker.outages.began").increment();
+    } else {
+      outages.decrementAndGet();
+    }
   }
 
   @Override

@@ -92,6 +92,13 @@ public interface WorkerMetrics {
   default void leaseLost(String domain) {}
 
   /**
+   * A pool's claims began failing (its database is unreachable or refuses), or worked again.
+   *
+   * @param ongoing true when an outage begins, false when it ends
+   */
+  default void outage(boolean ongoing) {}
+
+  /**
    * A domain's task counts by status, sampled. Their sum is the number of tasks filed in the domain
    * so far (rows are never deleted), which {@link MicrometerWorkerMetrics} reports as {@code
    * ledger.tasks.filed}.

@@ -90,6 +90,7 @@ public final class WorkerPool implements AutoCloseable {
   private final RetryPolicy retry;
   private final Duration shutdownTimeout;
   private final WorkerMetrics metrics;
+  private final Outage outage;
   private final boolean requireKnownDomains;
   private final TaskRunner runner;
 
@@ -127,6 +128,7 @@ public final class WorkerPool implements AutoCloseable {
     this.retry = settings.retry();
     this.shutdownTimeout = settings.shutdownTimeout();
     this.metrics = settings.metrics();
+    this.outage = new Outage(LOG, settings.holder(), metrics, java.time.Clock.systemUTC());
     this.requireKnownDomains = b.requireKnownDomains;
     this.permits = new Semaphore(concurrency + prefetch);
     for (String d : domains) {
@@ -188,6 +190,18 @@ public final class WorkerPool implements AutoCloseable {
       throw new InvalidInputException("ledger", "must not be null");
     }
     return new Builder(ledger);
+  }
+
+  /**
+   * Whether the pool's database is failing: since when its claims have failed, while they do (a
+   * server restart, a lost network). The pool keeps its threads and claims again every second; the
+   * first claim that works ends it. Logged once at WARN when it begins and once at INFO when it
+   * ends; {@link WorkerMetrics#outage} sees both.
+   *
+   * @return the time of the first failed claim of the outage going on, or empty
+   */
+  public java.util.Optional<java.time.Instant> outageSince() {
+    return outage.since();
   }
 
   /**
@@ -353,13 +367,14 @@ public final class WorkerPool implements AutoCloseable {
         } finally {
           claiming.unlock();
         }
+        outage.succeeded();
         start++;
         awaitWork();
       } catch (RuntimeException e) {
         if (life != State.RUNNING) {
           break;
         }
-        LOG.warn("ledger worker {}: claiming failed, retrying in {}", holder, ERROR_PAUSE, e);
+        outage.failed(e, ERROR_PAUSE);
         TaskRunner.pause(ERROR_PAUSE);
         synchronized (signal) {
           state.values().forEach(s -> s.pending = true);
