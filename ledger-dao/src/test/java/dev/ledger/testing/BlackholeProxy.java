@@ -48,13 +48,8 @@ public final class BlackholeProxy implements AutoCloseable {
    * @throws IOException when it cannot listen
    */
   public static BlackholeProxy to(String jdbcUrl) throws IOException {
-    String rest = jdbcUrl.substring("jdbc:postgresql://".length());
-    String hostPort = rest.substring(0, rest.indexOf('/'));
-    int colon = hostPort.lastIndexOf(':');
-    return colon < 0
-        ? new BlackholeProxy(hostPort, 5432)
-        : new BlackholeProxy(
-            hostPort.substring(0, colon), Integer.parseInt(hostPort.substring(colon + 1)));
+    java.net.InetSocketAddress server = ProxiedUrl.server(jdbcUrl);
+    return new BlackholeProxy(server.getHostString(), server.getPort());
   }
 
   /**
@@ -64,10 +59,7 @@ public final class BlackholeProxy implements AutoCloseable {
    * @return the same URL with the proxy's host and port
    */
   public String jdbcUrl(String jdbcUrl) {
-    String rest = jdbcUrl.substring("jdbc:postgresql://".length());
-    return "jdbc:postgresql://127.0.0.1:"
-        + server.getLocalPort()
-        + rest.substring(rest.indexOf('/'));
+    return ProxiedUrl.through(jdbcUrl, server.getLocalPort());
   }
 
   /** From now on, no byte moves through any connection, old or new. */

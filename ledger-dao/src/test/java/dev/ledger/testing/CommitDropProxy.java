@@ -66,13 +66,8 @@ public final class CommitDropProxy implements AutoCloseable {
    * @throws IOException when it cannot listen
    */
   public static CommitDropProxy to(String jdbcUrl) throws IOException {
-    String rest = jdbcUrl.substring("jdbc:postgresql://".length());
-    String hostPort = rest.substring(0, rest.indexOf('/'));
-    int colon = hostPort.lastIndexOf(':');
-    return colon < 0
-        ? new CommitDropProxy(hostPort, 5432)
-        : new CommitDropProxy(
-            hostPort.substring(0, colon), Integer.parseInt(hostPort.substring(colon + 1)));
+    java.net.InetSocketAddress server = ProxiedUrl.server(jdbcUrl);
+    return new CommitDropProxy(server.getHostString(), server.getPort());
   }
 
   /**
@@ -82,10 +77,7 @@ public final class CommitDropProxy implements AutoCloseable {
    * @return the same URL with the proxy's host and port
    */
   public String jdbcUrl(String jdbcUrl) {
-    String rest = jdbcUrl.substring("jdbc:postgresql://".length());
-    return "jdbc:postgresql://127.0.0.1:"
-        + server.getLocalPort()
-        + rest.substring(rest.indexOf('/'));
+    return ProxiedUrl.through(jdbcUrl, server.getLocalPort());
   }
 
   /**
