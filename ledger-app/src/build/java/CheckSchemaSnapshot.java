@@ -10,10 +10,10 @@
  * (-Dledger.schema.update=true); where to write the fresh snapshot when it differs.
  */
 
-import dev.ledger.app.diff.MigrationSource;
-import dev.ledger.app.diff.SchemaDiffException;
-import dev.ledger.app.diff.SchemaSnapshot;
-import dev.ledger.app.diff.ScratchPostgres;
+import dev.ledger.diff.MigrationSource;
+import dev.ledger.diff.SchemaDiffException;
+import dev.ledger.diff.SchemaSnapshot;
+import dev.ledger.diff.ScratchPostgres;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;

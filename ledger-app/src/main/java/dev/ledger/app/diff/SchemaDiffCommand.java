@@ -2,6 +2,11 @@ package dev.ledger.app.diff;
 
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
+import dev.ledger.app.migrate.Json;
+import dev.ledger.diff.DiffReport;
+import dev.ledger.diff.FailOn;
+import dev.ledger.diff.SchemaDiff;
+import dev.ledger.diff.SchemaDiffException;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.ArrayList;
@@ -30,6 +35,10 @@ import picocli.CommandLine.Spec;
  * migration that fails, or a database error; {@value #UNVERIFIED} the SQL is not safe to run as
  * printed (refused, or failing or inexact when checked on a scratch schema). Errors are one line on
  * standard error; {@code --verbose} adds the stack trace and Flyway's log.
+ *
+ * <p>The command line of the {@code ledger-schema-diff} library ({@link SchemaDiff}): this class
+ * parses the options, picks the format and maps the report to an exit code; the diff is the
+ * library's.
  */
 @Command(
     name = "schema-diff",
@@ -256,10 +265,10 @@ public final class SchemaDiffCommand implements Callable<Integer> {
   }
 
   private int error(PrintWriter err, String message, RuntimeException e) {
-    String line = ScratchPostgres.redact(MigrationErrors.oneLine(message), url);
+    String line = SchemaDiff.errorLine(message, url);
     if (json || format == Format.JSON) {
       PrintWriter out = spec.commandLine().getOut();
-      out.println(dev.ledger.app.migrate.Json.error("ledger-app schema-diff", ERROR, line));
+      out.println(Json.error("ledger-app schema-diff", ERROR, line));
       out.flush();
     }
     err.println("schema-diff: " + line);
@@ -267,7 +276,7 @@ public final class SchemaDiffCommand implements Callable<Integer> {
       // Stack traces hold messages of causes too; print the trace through the same redaction.
       StringWriter trace = new StringWriter();
       e.printStackTrace(new PrintWriter(trace));
-      err.print(ScratchPostgres.redact(trace.toString(), url));
+      err.print(SchemaDiff.redact(trace.toString(), url));
     }
     err.flush();
     return ERROR;

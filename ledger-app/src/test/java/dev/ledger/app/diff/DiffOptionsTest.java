@@ -3,6 +3,7 @@ package dev.ledger.app.diff;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.ledger.app.Cli;
 import dev.ledger.testing.PostgresExtension;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -18,9 +19,10 @@ class DiffOptionsTest {
 
   @Test
   void json_is_the_json_format_and_errors_print_a_document_too() {
-    Path base = Cli.migrations(temp.resolve("base"));
+    Path base = DiffFixtures.migrations(temp.resolve("base"));
     Path head =
-        Cli.migrations(temp.resolve("head"), "V1__t.sql", "CREATE TABLE things (id int);\n");
+        DiffFixtures.migrations(
+            temp.resolve("head"), "V1__t.sql", "CREATE TABLE things (id int);\n");
     Cli.Result ok =
         Cli.run(
             "schema-diff",
@@ -33,7 +35,7 @@ class DiffOptionsTest {
             "--json");
     assertThat(ok.exit()).isZero();
     assertThat(ok.err()).isEmpty();
-    assertThat(ok.changeLines())
+    assertThat(DiffFixtures.changeLines(ok.out()))
         .containsExactly("things table things added safe", "things column id added safe");
 
     Path missing = temp.resolve("nowhere");
@@ -42,7 +44,7 @@ class DiffOptionsTest {
     assertThat(broken.exit()).isEqualTo(2);
     String line = "--base: " + missing + " is neither a migrations directory nor a jar";
     assertThat(broken.err()).isEqualTo("schema-diff: " + line + "\n");
-    JsonNode doc = broken.json();
+    JsonNode doc = DiffFixtures.json(broken.out());
     assertThat(doc.get("command").asText()).isEqualTo("ledger-app schema-diff");
     assertThat(doc.get("exitCode").asInt()).isEqualTo(2);
     assertThat(doc.get("ok").asBoolean()).isFalse();
@@ -51,7 +53,8 @@ class DiffOptionsTest {
 
   @Test
   void a_placeholder_key_given_twice_is_a_usage_error_not_a_silent_last_wins() {
-    Path set = Cli.migrations(temp.resolve("set"), "V1__t.sql", "CREATE TABLE ${t} (id int);\n");
+    Path set =
+        DiffFixtures.migrations(temp.resolve("set"), "V1__t.sql", "CREATE TABLE ${t} (id int);\n");
     Cli.Result r =
         Cli.run(
             "schema-diff",

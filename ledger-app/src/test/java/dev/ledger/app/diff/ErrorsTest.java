@@ -2,6 +2,7 @@ package dev.ledger.app.diff;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ledger.app.Cli;
 import dev.ledger.testing.PostgresExtension;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -16,14 +17,14 @@ class ErrorsTest {
   @TempDir Path temp;
 
   private Path ok() {
-    return Cli.migrations(
+    return DiffFixtures.migrations(
         temp.resolve("ok"), "V1__t.sql", "CREATE TABLE t (id int PRIMARY KEY);\n");
   }
 
   @Test
   void syntax_error_exits_2_naming_the_file_and_line() {
     Path head =
-        Cli.migrations(
+        DiffFixtures.migrations(
             temp.resolve("head"),
             "V1__t.sql",
             "CREATE TABLE t (id int PRIMARY KEY);\n",
@@ -61,7 +62,7 @@ class ErrorsTest {
   @Test
   void error_in_a_later_statement_of_a_script_names_the_line_postgresql_points_at() {
     Path base =
-        Cli.migrations(
+        DiffFixtures.migrations(
             temp.resolve("base"),
             "V1__two.sql",
             "CREATE TABLE t (id int);\n\nCREATE VIEW v AS\n  SELECT id,\n    nope FROM t;\n");
@@ -87,7 +88,7 @@ class ErrorsTest {
   @Test
   void error_without_a_position_names_the_line_its_statement_starts_on() {
     Path base =
-        Cli.migrations(
+        DiffFixtures.migrations(
             temp.resolve("base"),
             "V1__two.sql",
             "CREATE TABLE t (id int);\n\nCREATE INDEX t_y ON t (\n  nope);\n");
@@ -112,7 +113,9 @@ class ErrorsTest {
 
   @Test
   void missing_placeholder_exits_2_and_given_placeholder_is_used() {
-    Path set = Cli.migrations(temp.resolve("ph"), "V1__t.sql", "CREATE TABLE ${table} (id int);\n");
+    Path set =
+        DiffFixtures.migrations(
+            temp.resolve("ph"), "V1__t.sql", "CREATE TABLE ${table} (id int);\n");
 
     Cli.Result missing =
         Cli.run(
@@ -130,7 +133,7 @@ class ErrorsTest {
         .endsWith("\n")
         .hasLineCount(1);
 
-    Path empty = Cli.migrations(temp.resolve("empty"));
+    Path empty = DiffFixtures.migrations(temp.resolve("empty"));
     Cli.Result given =
         Cli.run(
             "schema-diff",
@@ -145,7 +148,7 @@ class ErrorsTest {
             "--format",
             "json");
     assertThat(given.err()).isEmpty();
-    assertThat(given.changeLines())
+    assertThat(DiffFixtures.changeLines(given.out()))
         .containsExactly("things table things added safe", "things column id added safe");
   }
 
@@ -212,7 +215,8 @@ class ErrorsTest {
 
   @Test
   void verbose_adds_the_stack_trace() {
-    Path head = Cli.migrations(temp.resolve("head"), "V1__broken.sql", "CREATE TABLE (;\n");
+    Path head =
+        DiffFixtures.migrations(temp.resolve("head"), "V1__broken.sql", "CREATE TABLE (;\n");
     Cli.Result result =
         Cli.run(
             "schema-diff",
@@ -226,7 +230,7 @@ class ErrorsTest {
     assertThat(result.exit()).isEqualTo(2);
     assertThat(result.err())
         .startsWith("schema-diff: head: " + head + "/V1__broken.sql line 1: syntax error")
-        .contains("dev.ledger.app.diff.SchemaDiffException")
+        .contains("dev.ledger.diff.SchemaDiffException")
         .contains("\tat ");
   }
 }

@@ -1,0 +1,291 @@
+package dev.ledger.diff;
+
+import dev.ledger.diff.Change.Action;
+import dev.ledger.diff.Change.Kind;
+import dev.ledger.diff.Plan.Pending;
+import dev.ledger.diff.Plan.Phase;
+import dev.ledger.diff.SchemaCatalog.Item;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * Compares the {@link Item}s of two catalogs (types, functions, views, triggers, policies,
+ * comments, grants, ...) into a {@link Plan}, in dependency order from {@code pg_depend}: what
+ * tables use (types, functions that use no table) is made before the tables and removed after them;
+ * what uses tables is removed before any table changes and made after. An item the head keeps
+ * unchanged is still dropped and re-created when a column it uses is dropped or changes type, or
+ * when an item it depends on is re-created; its change says so.
+ */
+final class ItemDiffer {
+
+  private static final int DROP_BEFORE_CREATE = -1_000_000;
+
+  private final SchemaCatalog base;
+  private final SchemaCatalog head;
+  private final Plan plan;
+  private final Set<String> changedColumns;
+
+  /**
+   * A differ over two catalogs.
+   *
+   * @param base the base catalog
+   * @param head the head catalog
+   * @param plan where the changes go
+   * @param changedColumns the base's {@code table:column}s that the head drops or retypes, and the
+   *     tables it drops
+   */
+  ItemDiffer(SchemaCatalog base, SchemaCatalog head, Plan plan, Set<String> changedColumns) {
+    this.base = base;
+    this.head = head;
+    this.plan = plan;
+    this.changedColumns = changedColumns;
+  }
+
+  void diff() {
+    Map<String, Integer> createRank = topological(head.items());
+    Map<String, Integer> dropRank = topological(base.items());
+    Map<String, String> recreated = recreated();
+    Set<String> keys = new TreeSet<>(base.items().keySet());
+    keys.addAll(head.items().keySet());
+    for (String key : keys) {
+      Item b = base.items().get(key);
+      Item h = head.items().get(key);
+      if (b == null) {
+        added(h, createRank.get(key));
+      } else if (h == null) {
+        dropped(b, dropRank.size() - dropRank.get(key));
+      } else if (!b.sameAs(h)) {
+        changed(b, h, createRank.get(key), dropRank.size() - dropRank.get(key));
+      } else if (recreated.containsKey(key)) {
+        Pending p = change(h, Action.CHANGED, h.definition(), h.definition());
+        p.because(Risk.SAFE, "dropped and re-created around the change: " + recreated.get(key));
+        drop(p, b, dropRank.size() - dropRank.get(key));
+        create(p, h, createRank.get(key));
+      }
+    }
+  }
+
+  private Pending change(Item i, Action action, String before, String after) {
+    return plan.change(i.table(), i.kind(), i.name(), action, before, after);
+  }
+
+  private void added(Item h, int rank) {
+    Pending p = change(h, Action.ADDED, null, h.definition());
+    if (h.refusal() != null) {
+      p.because(Risk.DESTRUCTIVE, "added " + h.kind().label()).refuse(h.refusal());
+      return;
+    }
+    p.because(Risk.SAFE, addedReason(h));
+    create(p, h, rank);
+  }
+
+  private void dropped(Item b, int rank) {
+    Pending p = change(b, Action.DROPPED, b.definition(), null);
+    if (b.refusal() != null) {
+      p.because(Risk.DESTRUCTIVE, "dropped " + b.kind().label()).refuse(b.refusal());
+      return;
+    }
+    if (b.kind() == Kind.EXTENSION) {
+      p.because(
+          Risk.DESTRUCTIVE, "dropped extension: its objects, and data kept in them, are lost");
+    } else if (b.table() != null
+        && base.tables().containsKey(b.table())
+        && !head.tables().containsKey(b.table())) {
+      p.because(Risk.SAFE, "dropped with its table");
+      return;
+    } else {
+      p.because(Risk.SAFE, droppedReason(b));
+    }
+    drop(p, b, rank);
+  }
+
+  private void changed(Item b, Item h, int createRank, int dropRank) {
+    Pending p = change(h, Action.CHANGED, b.definition(), h.definition());
+    if (b.refusal() != null || h.refusal() != null) {
+      p.because(Risk.DESTRUCTIVE, "changed " + h.kind().label())
+          .refuse(h.refusal() != null ? h.refusal() : b.refusal());
+      return;
+    }
+    if (h.kind() == Kind.ENUM && isSubsequence(b.labels(), h.labels())) {
+      p.because(Risk.SAFE, "enum values added: catalog only");
+      List<String> labels = h.labels();
+      for (int i = 0; i < labels.size(); i++) {
+        if (!b.labels().contains(labels.get(i))) {
+          String sqlName = h.create().get(0).substring("CREATE TYPE ".length());
+          sqlName = sqlName.substring(0, sqlName.indexOf(" AS ENUM"));
+          String position =
+              i + 1 < labels.size()
+                  ? " BEFORE " + Sql.literal(labels.get(i + 1))
+                  : i > 0 ? " AFTER " + Sql.literal(labels.get(i - 1)) : "";
+          p.sql(
+              Phase.ALTER_EARLY,
+              createRank * 1000 + i,
+              "ALTER TYPE "
+                  + sqlName
+                  + " ADD VALUE "
+                  + Sql.literal(labels.get(i))
+                  + position
+                  + ";");
+        }
+      }
+      return;
+    }
+    if (h.kind() == Kind.ENUM) {
+      p.because(
+          Risk.DESTRUCTIVE,
+          "enum values removed or reordered: the type is dropped and made again, which fails while"
+              + " a column uses it");
+    } else if (h.kind() == Kind.MATERIALIZED_VIEW) {
+      p.because(Risk.LOCKING, "materialized view re-created: its query runs again to fill it");
+    } else if (h.replaceable()) {
+      p.because(Risk.SAFE, h.kind().label() + " replaced: catalog only");
+    } else {
+      p.because(Risk.SAFE, h.kind().label() + " dropped and re-created: catalog only");
+    }
+    if (!h.replaceable()) {
+      drop(p, b, h.early() ? DROP_BEFORE_CREATE + dropRank : dropRank);
+    }
+    create(p, h, createRank);
+  }
+
+  private void create(Pending p, Item h, int rank) {
+    Phase phase =
+        h.early()
+            ? Phase.CREATE_EARLY
+            : h.kind() == Kind.COMMENT || h.kind() == Kind.GRANT
+                ? Phase.DECORATE
+                : Phase.CREATE_DEPENDENT;
+    h.create().forEach(sql -> p.sql(phase, rank, sql));
+  }
+
+  private void drop(Pending p, Item b, int rank) {
+    Phase phase =
+        rank < 0 ? Phase.CREATE_EARLY : b.early() ? Phase.DROP_EARLY : Phase.DROP_DEPENDENT;
+    b.drop().forEach(sql -> p.sql(phase, rank, sql));
+  }
+
+  /**
+   * The items both catalogs hold unchanged that must still be dropped and made again, each with the
+   * reason: they use a column that is dropped or retyped, or depend on an item that is re-made.
+   */
+  private Map<String, String> recreated() {
+    Map<String, String> why = new LinkedHashMap<>();
+    Map<String, String> remade = new HashMap<>();
+    for (Item b : base.items().values()) {
+      Item h = head.items().get(b.key());
+      if (h != null && !b.sameAs(h) && !h.replaceable() && b.refusal() == null) {
+        remade.put(b.key(), b.kind().label() + " `" + b.name() + "` changes");
+      }
+      if (h != null && b.sameAs(h)) {
+        for (String use : b.uses()) {
+          if (changedColumns.contains(use)) {
+            why.put(b.key(), "uses `" + use.replace(':', '.') + "`, which changes");
+            break;
+          }
+        }
+      }
+    }
+    remade.putAll(why);
+    boolean grew = true;
+    while (grew) {
+      grew = false;
+      for (Item b : base.items().values()) {
+        Item h = head.items().get(b.key());
+        if (h == null || !b.sameAs(h) || remade.containsKey(b.key())) {
+          continue;
+        }
+        for (String required : b.requires()) {
+          if (remade.containsKey(required)) {
+            String reason = "depends on " + required + ", which is re-created";
+            remade.put(b.key(), reason);
+            why.put(b.key(), reason);
+            grew = true;
+            break;
+          }
+        }
+      }
+    }
+    return why;
+  }
+
+  /** Kahn's order over {@code requires}, ties by key; items in a cycle come last, by key. */
+  private static Map<String, Integer> topological(Map<String, Item> items) {
+    Map<String, Integer> waiting = new HashMap<>();
+    Map<String, List<String>> dependents = new HashMap<>();
+    for (Item i : items.values()) {
+      int n = 0;
+      for (String r : i.requires()) {
+        if (items.containsKey(r)) {
+          n++;
+          dependents.computeIfAbsent(r, k -> new ArrayList<>()).add(i.key());
+        }
+      }
+      waiting.put(i.key(), n);
+    }
+    TreeSet<String> ready = new TreeSet<>();
+    waiting.forEach(
+        (k, n) -> {
+          if (n == 0) {
+            ready.add(k);
+          }
+        });
+    Map<String, Integer> rank = new LinkedHashMap<>();
+    Deque<String> unused = new ArrayDeque<>();
+    while (!ready.isEmpty()) {
+      String next = ready.pollFirst();
+      rank.put(next, rank.size());
+      for (String d : dependents.getOrDefault(next, List.of())) {
+        if (waiting.merge(d, -1, Integer::sum) == 0) {
+          ready.add(d);
+        }
+      }
+    }
+    for (String key : new TreeSet<>(items.keySet())) {
+      if (!rank.containsKey(key)) {
+        unused.add(key);
+      }
+    }
+    unused.forEach(k -> rank.put(k, rank.size()));
+    return rank;
+  }
+
+  private static boolean isSubsequence(List<String> small, List<String> big) {
+    int at = 0;
+    for (String s : big) {
+      if (at < small.size() && small.get(at).equals(s)) {
+        at++;
+      }
+    }
+    return at == small.size() && big.containsAll(small);
+  }
+
+  private static String addedReason(Item h) {
+    return switch (h.kind()) {
+      case MATERIALIZED_VIEW -> "new materialized view: runs its query once to fill it";
+      case TRIGGER -> "new trigger: catalog only (takes a brief SHARE ROW EXCLUSIVE lock)";
+      case ROW_SECURITY ->
+          "row-level security set: roles other than the owner see only what policies allow";
+      case GRANT -> "privileges changed: catalog only";
+      case COMMENT -> "comment set: catalog only";
+      default -> "new " + h.kind().label() + ": catalog only";
+    };
+  }
+
+  private static String droppedReason(Item b) {
+    return switch (b.kind()) {
+      case MATERIALIZED_VIEW ->
+          "dropped materialized view: derived rows, its query can rebuild them";
+      case ROW_SECURITY -> "row-level security disabled: every role with privileges sees every row";
+      case GRANT -> "privileges back to the default: catalog only";
+      case COMMENT -> "comment removed: catalog only";
+      default -> "dropped " + b.kind().label() + ": catalog only";
+    };
+  }
+}

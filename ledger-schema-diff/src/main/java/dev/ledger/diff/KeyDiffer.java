@@ -1,0 +1,374 @@
+package dev.ledger.diff;
+
+import dev.ledger.diff.Change.Action;
+import dev.ledger.diff.Change.Kind;
+import dev.ledger.diff.Plan.Pending;
+import dev.ledger.diff.Plan.Phase;
+import dev.ledger.diff.SchemaCatalog.Column;
+import dev.ledger.diff.SchemaCatalog.Constraint;
+import dev.ledger.diff.SchemaCatalog.ConstraintKind;
+import dev.ledger.diff.SchemaCatalog.Index;
+import dev.ledger.diff.SchemaCatalog.Table;
+import java.util.List;
+
+/**
+ * Compares the constraints (primary keys, unique, foreign keys, checks, exclusions) and indexes of
+ * a table both catalogs hold, into a {@link Plan}.
+ */
+final class KeyDiffer {
+
+  private final SchemaCatalog base;
+  private final SchemaCatalog head;
+  private final Plan plan;
+
+  KeyDiffer(SchemaCatalog base, SchemaCatalog head, Plan plan) {
+    this.base = base;
+    this.head = head;
+    this.plan = plan;
+  }
+
+  /**
+   * Compares the constraints of a table both catalogs hold; those a parent gives (a partition's
+   * copy of its key) are the parent's business.
+   *
+   * @param b the base's table
+   * @param h the head's table
+   */
+  void constraints(Table b, Table h) {
+    for (String name : Differ.union(b.constraints().keySet(), h.constraints().keySet())) {
+      Constraint before = b.constraints().get(name);
+      Constraint after = h.constraints().get(name);
+      if ((before == null || before.inherited()) && (after == null || after.inherited())) {
+        continue;
+      }
+      if (released(b, h)
+          && before != null
+          && after != null
+          && before.inherited()
+          && before.definition().equals(after.definition())) {
+        continue; // DETACH PARTITION and NO INHERIT keep the copy as the table's own
+      }
+      if (before != null && before.inherited()) {
+        before = null;
+      }
+      if (after != null && after.inherited()) {
+        after = null;
+      }
+      if (before == null) {
+        Pending p =
+            plan.change(h.name(), Kind.CONSTRAINT, name, Action.ADDED, null, after.definition());
+        addedConstraint(p, b, h, after);
+      } else if (after == null) {
+        plan.change(h.name(), Kind.CONSTRAINT, name, Action.DROPPED, before.definition(), null)
+            .because(
+                Risk.SAFE,
+                before.kind().isUniqueKey()
+                    ? "unique key dropped: duplicates become possible"
+                    : "constraint dropped: its rule no longer holds for new rows")
+            .sql(dropConstraintPhase(before), dropConstraint(h, before));
+      } else if (!before.equals(after)) {
+        Pending p =
+            plan.change(
+                h.name(),
+                Kind.CONSTRAINT,
+                name,
+                Action.CHANGED,
+                before.definition(),
+                after.definition());
+        if (!before.validated() && after.validated() && sameRule(before, after)) {
+          p.because(
+                  Risk.SAFE,
+                  "constraint validated: scans the table under a SHARE UPDATE EXCLUSIVE lock,"
+                      + " which blocks neither reads nor writes")
+              .sql(
+                  Phase.ADD_CONSTRAINT,
+                  "ALTER TABLE " + h.sqlName() + " VALIDATE CONSTRAINT " + after.sqlName() + ";");
+        } else {
+          p.sql(dropConstraintPhase(before), dropConstraint(h, before));
+          addedConstraint(p, b, h, after);
+        }
+      }
+    }
+  }
+
+  /** Whether the head's table leaves a parent the base's table had. */
+  private static boolean released(Table b, Table h) {
+    return !h.parents().containsAll(b.parents());
+  }
+
+  private static boolean sameRule(Constraint a, Constraint b) {
+    return stripNotValid(a.definition()).equals(stripNotValid(b.definition()))
+        && a.kind() == b.kind();
+  }
+
+  private static String stripNotValid(String definition) {
+    return definition.endsWith(" NOT VALID")
+        ? definition.substring(0, definition.length() - " NOT VALID".length())
+        : definition;
+  }
+
+  private static final java.util.regex.Pattern PLAIN_KEY =
+      java.util.regex.Pattern.compile("(UNIQUE|PRIMARY KEY) (\\([^()]*\\))");
+
+  private void addedConstraint(Pending p, Table b, Table h, Constraint c) {
+    boolean key = c.kind() == ConstraintKind.PRIMARY_KEY || c.kind() == ConstraintKind.UNIQUE;
+    boolean concurrentOk = h.partitionKey() == null;
+    String implied =
+        key
+            ? impliedBy(b, c.columns(), c.kind() == ConstraintKind.PRIMARY_KEY, c.definition())
+            : null;
+    java.util.regex.Matcher plainKey = PLAIN_KEY.matcher(c.definition());
+    boolean keyOnline = key && concurrentOk && plainKey.matches();
+    String keyPlan =
+        "CREATE UNIQUE INDEX CONCURRENTLY, then ADD CONSTRAINT ... USING INDEX (SHARE UPDATE"
+            + " EXCLUSIVE while it builds, then a brief ACCESS EXCLUSIVE)";
+    if (key && keyOnline) {
+      p.online = keyPlan;
+    }
+    boolean online = plan.online && keyOnline;
+    String build =
+        online
+            ? "; builds its index CONCURRENTLY (reads and writes go on), then takes a brief"
+                + " ACCESS EXCLUSIVE lock to attach it"
+            : null;
+    if (implied != null) {
+      p.because(
+          online ? Risk.SAFE : Risk.LOCKING,
+          "unique key added on existing data, but the base's "
+              + implied
+              + " already keeps those rows unique, so it cannot fail"
+              + (online ? build : "; builds its index under a lock that blocks writes"));
+    } else if (c.kind().isUniqueKey()) {
+      p.because(
+          Risk.DESTRUCTIVE,
+          "unique key added on existing data: fails when rows hold duplicates"
+              + (c.kind() == ConstraintKind.PRIMARY_KEY ? " or NULLs" : "")
+              + (online ? build : ", and builds its index under a lock that blocks writes"));
+    } else if (!c.validated()) {
+      p.because(Risk.SAFE, "added NOT VALID: existing rows are not checked");
+    } else {
+      p.online =
+          "ADD CONSTRAINT ... NOT VALID (brief lock), then VALIDATE CONSTRAINT (SHARE UPDATE"
+              + " EXCLUSIVE: reads and writes go on while it checks the rows)";
+      String what =
+          c.kind() == ConstraintKind.FOREIGN_KEY
+              ? "foreign key added to an existing table: fails when a row has no match"
+              : "check constraint added to an existing table: fails when a row breaks it";
+      p.because(
+          Risk.DESTRUCTIVE,
+          what
+              + (plan.online
+                  ? "; added NOT VALID, then validated under SHARE UPDATE EXCLUSIVE, so reads and"
+                      + " writes go on while it checks"
+                  : c.kind() == ConstraintKind.FOREIGN_KEY
+                      ? ", after checking every row under SHARE ROW EXCLUSIVE locks"
+                      : ", after scanning every row under an ACCESS EXCLUSIVE lock"));
+      if (plan.online) {
+        p.sql(
+            constraintPhase(c),
+            "ALTER TABLE "
+                + h.sqlName()
+                + " ADD CONSTRAINT "
+                + c.sqlName()
+                + " "
+                + c.definition()
+                + " NOT VALID;");
+        p.sql(
+            constraintPhase(c),
+            "ALTER TABLE " + h.sqlName() + " VALIDATE CONSTRAINT " + c.sqlName() + ";");
+        return;
+      }
+    }
+    if (online) {
+      p.sql(
+          Phase.ADD_CONSTRAINT,
+          "CREATE UNIQUE INDEX CONCURRENTLY "
+              + c.sqlName()
+              + " ON "
+              + h.sqlName()
+              + " USING btree "
+              + plainKey.group(2)
+              + ";");
+      p.sql(
+          Phase.ADD_CONSTRAINT,
+          "ALTER TABLE "
+              + h.sqlName()
+              + " ADD CONSTRAINT "
+              + c.sqlName()
+              + " "
+              + plainKey.group(1)
+              + " USING INDEX "
+              + c.sqlName()
+              + ";");
+      return;
+    }
+    p.sql(constraintPhase(c), addConstraint(h, c));
+  }
+
+  /** Whether CREATE TABLE states the constraint itself (a validated, non-foreign-key one). */
+  static boolean inline(Constraint c) {
+    return c.kind() != ConstraintKind.FOREIGN_KEY && c.validated();
+  }
+
+  static Phase constraintPhase(Constraint c) {
+    return c.kind() == ConstraintKind.FOREIGN_KEY ? Phase.ADD_FOREIGN_KEY : Phase.ADD_CONSTRAINT;
+  }
+
+  static Phase dropConstraintPhase(Constraint c) {
+    return c.kind() == ConstraintKind.FOREIGN_KEY ? Phase.DROP_FOREIGN_KEY : Phase.DROP_CONSTRAINT;
+  }
+
+  static String addConstraint(Table t, Constraint c) {
+    return "ALTER TABLE "
+        + t.sqlName()
+        + " ADD CONSTRAINT "
+        + c.sqlName()
+        + " "
+        + c.definition()
+        + ";";
+  }
+
+  static String dropConstraint(Table t, Constraint c) {
+    return "ALTER TABLE " + t.sqlName() + " DROP CONSTRAINT " + c.sqlName() + ";";
+  }
+
+  /**
+   * Compares the indexes of a table both catalogs hold; a partition's index attached to its
+   * parent's is the parent's business.
+   *
+   * @param b the base's table
+   * @param h the head's table
+   */
+  void indexes(Table b, Table h) {
+    for (String name : Differ.union(b.indexes().keySet(), h.indexes().keySet())) {
+      Index before = b.indexes().get(name);
+      Index after = h.indexes().get(name);
+      if ((before == null || before.inherited()) && (after == null || after.inherited())) {
+        continue;
+      }
+      if (released(b, h)
+          && before != null
+          && after != null
+          && before.inherited()
+          && before.definition().equals(after.definition())) {
+        continue; // DETACH PARTITION keeps the partition's index as its own
+      }
+      if (before != null && before.inherited()) {
+        before = null;
+      }
+      if (after != null && after.inherited()) {
+        after = null;
+      }
+      if (before == null) {
+        addedIndex(
+            plan.change(h.name(), Kind.INDEX, name, Action.ADDED, null, after.shape()),
+            b,
+            h,
+            after);
+      } else if (after == null) {
+        plan.change(h.name(), Kind.INDEX, name, Action.DROPPED, before.shape(), null)
+            .because(Risk.SAFE, "index dropped: queries that used it may slow down")
+            .sql(
+                Phase.DROP_INDEX,
+                "DROP INDEX "
+                    + (plan.online && h.partitionKey() == null ? "CONCURRENTLY " : "")
+                    + before.sqlName()
+                    + ";");
+      } else if (!before.sameAs(after)) {
+        Pending p =
+            plan.change(h.name(), Kind.INDEX, name, Action.CHANGED, before.shape(), after.shape())
+                .sql(Phase.DROP_INDEX, "DROP INDEX " + before.sqlName() + ";");
+        addedIndex(p, b, h, after);
+      }
+    }
+  }
+
+  private void addedIndex(Pending p, Table b, Table h, Index i) {
+    boolean concurrentOk = h.partitionKey() == null;
+    boolean concurrent = i.builtConcurrently() || (plan.online && concurrentOk);
+    if (!concurrent && concurrentOk) {
+      p.online = "CREATE INDEX CONCURRENTLY, outside a transaction (SHARE UPDATE EXCLUSIVE)";
+    }
+    String implied = i.unique() ? impliedBy(b, i.keyColumns(), false, i.definition()) : null;
+    if (implied != null) {
+      p.because(
+          concurrent ? Risk.SAFE : Risk.LOCKING,
+          "unique key added on existing data, but the base's "
+              + implied
+              + " already keeps those rows unique, so it cannot fail"
+              + (concurrent
+                  ? "; built CONCURRENTLY"
+                  : "; blocks writes to `" + h.name() + "` while it builds"));
+    } else if (i.unique()) {
+      p.because(
+          Risk.DESTRUCTIVE,
+          "unique key added on existing data: fails when rows hold duplicates"
+              + (concurrent ? "" : ", and blocks writes to `" + h.name() + "` while it builds"));
+    } else if (concurrent) {
+      p.because(Risk.SAFE, "built CONCURRENTLY: reads and writes go on while it builds");
+    } else {
+      p.because(
+          Risk.LOCKING,
+          "CREATE INDEX without CONCURRENTLY on an existing table: blocks writes to `"
+              + h.name()
+              + "` while it builds"
+              + (concurrentOk ? "; use CREATE INDEX CONCURRENTLY" : ""));
+    }
+    p.sql(Phase.CREATE_INDEX, (concurrent ? concurrently(i.definition()) : i.definition()) + ";");
+  }
+
+  /**
+   * Names the base's unique key that makes a new unique key unable to fail on the base's rows: one
+   * with no predicate, without {@code NULLS NOT DISTINCT}, on a subset of the new key's columns.
+   * Rows unique on fewer columns are unique on more, and NULLs stay distinct in both. A new primary
+   * key also needs its columns {@code NOT NULL} already.
+   *
+   * @param b the base's table
+   * @param columns the new key's columns; empty when a key is an expression
+   * @param primaryKey whether the new key is a primary key
+   * @param definition the new key's definition
+   * @return e.g. {@code unique key `promotions_version` (entry, tier, digest)}, or null when no
+   *     base key implies it
+   */
+  private static String impliedBy(
+      Table b, List<String> columns, boolean primaryKey, String definition) {
+    if (columns.isEmpty() || definition.contains("NULLS NOT DISTINCT")) {
+      return null;
+    }
+    if (primaryKey
+        && !columns.stream().allMatch(c -> b.column(c).map(Column::notNull).orElse(false))) {
+      return null;
+    }
+    for (Index i : b.indexes().values()) {
+      if (i.unique()
+          && !i.partial()
+          && !i.keyColumns().isEmpty()
+          && !i.definition().contains("NULLS NOT DISTINCT")
+          && columns.containsAll(i.keyColumns())) {
+        return "unique index `" + i.name() + "` (" + String.join(", ", i.keyColumns()) + ")";
+      }
+    }
+    for (Constraint c : b.constraints().values()) {
+      if ((c.kind() == ConstraintKind.PRIMARY_KEY || c.kind() == ConstraintKind.UNIQUE)
+          && !c.columns().isEmpty()
+          && !c.definition().contains("NULLS NOT DISTINCT")
+          && columns.containsAll(c.columns())) {
+        return (c.kind() == ConstraintKind.PRIMARY_KEY ? "primary key `" : "unique constraint `")
+            + c.name()
+            + "` ("
+            + String.join(", ", c.columns())
+            + ")";
+      }
+    }
+    return null;
+  }
+
+  private static String concurrently(String definition) {
+    String unique = "CREATE UNIQUE INDEX ";
+    String plain = "CREATE INDEX ";
+    if (definition.startsWith(unique)) {
+      return unique + "CONCURRENTLY " + definition.substring(unique.length());
+    }
+    return plain + "CONCURRENTLY " + definition.substring(plain.length());
+  }
+}

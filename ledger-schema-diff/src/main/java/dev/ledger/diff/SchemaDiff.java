@@ -1,0 +1,215 @@
+package dev.ledger.diff;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Compares two Flyway migration sets by the schemas they make: each is applied to a scratch schema
+ * of a real PostgreSQL, the two catalogs are read back and compared, and the SQL that brings the
+ * base to the head is checked before any verdict is printed: the base is applied to a third scratch
+ * schema, the SQL run there, and the result compared with the head ({@link Verification}).
+ *
+ * <p>The entry point of {@code ledger-schema-diff}, a library that knows nothing of the ledger
+ * ({@code ledger-app schema-diff} is its command line):
+ *
+ * <pre>{@code
+ * DiffReport report =
+ *     SchemaDiff.run(
+ *         new SchemaDiff.Request(
+ *             "base/db/migration",          // a directory, a jar, or JAR!/DIR
+ *             "db/migration",
+ *             Map.of(), Map.of(), Map.of(), // Flyway placeholders: both sets, base, head
+ *             null,                         // no JDBC URL: an embedded PostgreSQL
+ *             FailOn.DESTRUCTIVE,
+ *             false));                      // the plain plan, not the online one
+ * System.out.print(report.markdown());      // or report.sql(), report.json()
+ * if (!report.verified()) { ... }           // the SQL is not safe to run as printed
+ * else if (report.failed()) { ... }         // a change FailOn does not allow
+ * }</pre>
+ *
+ * <p>{@link #run} throws {@link SchemaDiffException}, its message one line without a password, when
+ * the diff cannot be made. Each call uses scratch schemas (or an embedded server) of its own and
+ * drops them, so calls may run on several threads at once, each on a database of its own.
+ */
+public final class SchemaDiff {
+
+  private SchemaDiff() {}
+
+  /**
+   * What to compare, and how.
+   *
+   * @param base the base set's path: a directory, a jar, or {@code JAR!/DIR}
+   * @param head the head set's path, likewise
+   * @param placeholders Flyway placeholders for both sets, besides Flyway's own
+   * @param basePlaceholders placeholders for the base only; they win over {@code placeholders}
+   * @param headPlaceholders placeholders for the head only; they win over {@code placeholders}
+   * @param jdbcUrl the server to use, or null for an embedded PostgreSQL in a temporary directory
+   * @param failOn which changes fail the diff
+   * @param online whether to print the online plan ({@code --online})
+   */
+  public record Request(
+      String base,
+      String head,
+      Map<String, String> placeholders,
+      Map<String, String> basePlaceholders,
+      Map<String, String> headPlaceholders,
+      String jdbcUrl,
+      FailOn failOn,
+      boolean online) {
+
+    /** Copies the placeholders. */
+    public Request {
+      placeholders = Map.copyOf(placeholders);
+      basePlaceholders = Map.copyOf(basePlaceholders);
+      headPlaceholders = Map.copyOf(headPlaceholders);
+    }
+
+    /** The base's placeholders: the common ones, then the base's own. */
+    Map<String, String> forBase() {
+      Map<String, String> all = new HashMap<>(placeholders);
+      all.putAll(basePlaceholders);
+      return all;
+    }
+
+    /** The head's placeholders: the common ones, then the head's own. */
+    Map<String, String> forHead() {
+      Map<String, String> all = new HashMap<>(placeholders);
+      all.putAll(headPlaceholders);
+      return all;
+    }
+  }
+
+  /**
+   * Applies both sets, compares them and checks the SQL.
+   *
+   * @param request what to compare, not null
+   * @return the report
+   * @throws SchemaDiffException when a path is not a migration set, a migration fails, or the
+   *     database cannot be used
+   */
+  public static DiffReport run(Request request) {
+    try (MigrationSource base = MigrationSource.open("--base", request.base());
+        MigrationSource head = MigrationSource.open("--head", request.head());
+        ScratchPostgres pg =
+            request.jdbcUrl() == null
+                ? ScratchPostgres.embedded()
+                : ScratchPostgres.at(request.jdbcUrl())) {
+      SchemaCatalog before = pg.apply(base, "base", request.forBase()).catalog();
+      SchemaCatalog after = pg.apply(head, "head", request.forHead()).catalog();
+      CatalogDiff diff = CatalogDiff.between(before, after, request.online());
+      Verification verification = verify(pg, base, request.forBase(), diff, after);
+      return new DiffReport(
+          base.displayName(),
+          head.displayName(),
+          diff,
+          request.failOn(),
+          verification,
+          request.online());
+    }
+  }
+
+  /**
+   * A message for one line of an error report: its lines joined, and every password of the JDBC URL
+   * replaced by {@code ***}. For messages the diff did not make itself (a {@link
+   * SchemaDiffException}'s already is one line without a password).
+   *
+   * @param message the message, may be null ({@code unknown error})
+   * @param jdbcUrl the server's URL as given, may be null (nothing is replaced)
+   * @return the message on one line, never null
+   */
+  public static String errorLine(String message, String jdbcUrl) {
+    return ScratchPostgres.redact(MigrationErrors.oneLine(message), jdbcUrl);
+  }
+
+  /**
+   * Text with every password of a JDBC URL replaced by {@code ***}, as written in the URL and
+   * URL-decoded: for a stack trace, whose causes' messages may hold them.
+   *
+   * @param text the text, may be null (null is returned)
+   * @param jdbcUrl the server's URL as given, may be null (nothing is replaced)
+   * @return the text without the passwords
+   */
+  public static String redact(String text, String jdbcUrl) {
+    return ScratchPostgres.redact(text, jdbcUrl);
+  }
+
+  /**
+   * Checks a diff's script on a scratch schema: the base, then the script, compared with the head.
+   *
+   * @param pg the server
+   * @param base the base's scripts
+   * @param placeholders the base's placeholders
+   * @param diff the diff
+   * @param head the head's catalog
+   * @return the outcome
+   */
+  static Verification verify(
+      ScratchPostgres pg,
+      MigrationSource base,
+      Map<String, String> placeholders,
+      CatalogDiff diff,
+      SchemaCatalog head) {
+    List<String> refused = new ArrayList<>();
+    for (Change c : diff.changes()) {
+      if (c.refusal() != null) {
+        refused.add(describe(c) + " (" + c.refusal() + ")");
+      }
+    }
+    if (diff.isEmpty()) {
+      return new Verification(Verification.Status.EXACT, null, null, null, List.of(), List.of());
+    }
+    List<String> script = diff.script();
+    ScratchPostgres.Checked checked = pg.check(base, placeholders, script);
+    if (checked.applied() == null) {
+      CatalogDiff.Statement failed = diff.statements().get(checked.failedAt());
+      if (failed.change().kind() == Change.Kind.COLUMN
+          && checked.error().contains("cannot cast type ")) {
+        // No cast between the types: only the author knows how old values map to new ones.
+        refused.add(
+            describe(failed.change())
+                + " (no cast from "
+                + failed.change().before()
+                + " to "
+                + failed.change().after()
+                + ": write the ALTER COLUMN ... TYPE ... USING expression yourself)");
+        return new Verification(Verification.Status.REFUSED, null, null, null, List.of(), refused);
+      }
+      return new Verification(
+          refused.isEmpty() ? Verification.Status.SQL_FAILED : Verification.Status.REFUSED,
+          failed.sql(),
+          describe(failed.change()),
+          checked.error(),
+          List.of(),
+          refused);
+    }
+    CatalogDiff rest = CatalogDiff.between(checked.applied().catalog(), head);
+    List<String> remaining = new ArrayList<>();
+    for (Change c : rest.changes()) {
+      String name = describe(c);
+      if (!remaining.contains(name)) {
+        remaining.add(name);
+      }
+    }
+    if (!refused.isEmpty()) {
+      return new Verification(Verification.Status.REFUSED, null, null, null, remaining, refused);
+    }
+    if (!remaining.isEmpty()) {
+      return new Verification(Verification.Status.DIFFERS, null, null, null, remaining, List.of());
+    }
+    return new Verification(Verification.Status.EXACT, null, null, null, List.of(), List.of());
+  }
+
+  private static String describe(Change c) {
+    return c.kind().label()
+        + " `"
+        + c.name()
+        + "`"
+        + (c.table() == null
+                || c.kind() == Change.Kind.TABLE
+                || c.name().endsWith(" on " + c.table())
+            ? ""
+            : " on `" + c.table() + "`");
+  }
+}
