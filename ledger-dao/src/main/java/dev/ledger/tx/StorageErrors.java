@@ -47,9 +47,15 @@ final class StorageErrors {
    * @param operation the ledger operation, e.g. {@code complete}
    * @param failure what the driver or jOOQ threw
    * @param inCommit true when it failed in the ledger's own commit
-   * @return the error to throw
+   * @return the error to throw: a {@link dev.ledger.TransactionPoolerException} when pgjdbc's
+   *     prepared statements collided through a transaction-mode pooler
    */
-  LedgerStorageException of(String operation, Throwable failure, boolean inCommit) {
+  dev.ledger.LedgerException of(String operation, Throwable failure, boolean inCommit) {
+    String collision = dev.ledger.TransactionPoolerException.collisionState(failure);
+    if (collision != null) {
+      // pgjdbc's prepared statements through a transaction-mode pooler: the remedy is known
+      return new dev.ledger.TransactionPoolerException(operation, collision, failure);
+    }
     String state = sqlState(failure);
     boolean lost = lostConnection(state);
     if (has(failure, SocketTimeoutException.class)) {
