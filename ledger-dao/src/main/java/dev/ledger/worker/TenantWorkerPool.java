@@ -53,10 +53,10 @@ import org.slf4j.LoggerFactory;
  * looked for.
  *
  * <p>Tasks run as in a {@link WorkerPool}, by the same code: a turn claims in one statement ({@link
- * Ledger#claimTasks}); each running task's lease is extended every third of the lease, a refused
- * heartbeat marks it lost and interrupts the handler; {@link Outcome#done()} completes (the
- * completions of one tenant gathered into one {@link Ledger#completeAvailable}), a failure is
- * recorded with {@link Ledger#fail} under {@link Builder#retry(RetryPolicy)}: retried after its
+ * WorkerPort#claimTasks}); each running task's lease is extended every third of the lease, a
+ * refused heartbeat marks it lost and interrupts the handler; {@link Outcome#done()} completes (the
+ * completions of one tenant gathered into one {@link WorkerPort#completeAvailable}), a failure is
+ * recorded with {@link WorkerPort#fail} under {@link Builder#retry(RetryPolicy)}: retried after its
  * backoff, a dead letter with its last error after the maximum. A claim that takes a task over from
  * an expired lease (its worker died or stalled) records that attempt as failed, "lease expired",
  * without running the handler. {@link Builder#metrics(WorkerMetrics)} gets the same meters as a
@@ -373,9 +373,9 @@ public final class TenantWorkerPool implements AutoCloseable {
   private void admitDue(String tenant, Ledger ledger) {
     List<String> ids;
     do {
-      ids = ledger.admitDue(domain, 1000);
+      ids = ledger.worker().admitDue(domain, 1000);
     } while (ids.size() == 1000 && !stopping);
-    Instant next = ledger.nextDue(domain).orElse(null);
+    Instant next = ledger.worker().nextDue(domain).orElse(null);
     long recheck = System.nanoTime() + pollInterval.toNanos() * 5;
     if (next != null) {
       long untilDue = Duration.between(Instant.now(), next).toNanos();

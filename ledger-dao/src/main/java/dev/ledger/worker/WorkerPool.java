@@ -37,7 +37,7 @@ import org.slf4j.LoggerFactory;
  * pool.close();                                // stops claiming, waits, releases what is left
  * }</pre>
  *
- * <p>How it runs: one dispatcher thread claims with {@link Ledger#claimBatch} as many tasks as
+ * <p>How it runs: one dispatcher thread claims with {@link WorkerPort#claimTasks} as many tasks as
  * threads are free (at most {@link Builder#batchSize}), hands each to a worker thread, and waits
  * when the queue is empty (or every thread is busy and the prefetch queue full) until a wake-up: a
  * {@code NOTIFY} of the domain's channel (sent in the transaction that admits or releases a task,
@@ -51,14 +51,14 @@ import org.slf4j.LoggerFactory;
  * refuses it anyway).
  *
  * <p>Failures: a handler that throws or returns {@link Outcome#failed} has its error recorded with
- * {@link Ledger#fail}: the task is invalidated with the attempt, the time and the error, and a
+ * {@link WorkerPort#fail}: the task is invalidated with the attempt, the time and the error, and a
  * retry is filed from its root ({@code retries:<root>}) to run after {@link
  * RetryPolicy#delayAfter}, until the chain's maximum; then it is a dead letter ({@link
  * Ledger#deadLetters}). A claim that takes a task over from an expired lease (its worker died or
- * stalled: {@link Ledger#pickups}) records that attempt as failed, "lease expired", without running
- * the handler, so a task that keeps killing its workers ends as a dead letter too. Delayed tasks
- * (retries, and tasks filed with a {@code notBefore}) are admitted by the pool at their time
- * ({@link Ledger#admitDue}).
+ * stalled: {@link WorkerPort#pickups}) records that attempt as failed, "lease expired", without
+ * running the handler, so a task that keeps killing its workers ends as a dead letter too. Delayed
+ * tasks (retries, and tasks filed with a {@code notBefore}) are admitted by the pool at their time
+ * ({@link WorkerPort#admitDue}).
  *
  * <p>{@link #close()}: stops claiming, waits up to the shutdown timeout for running handlers, then
  * interrupts the rest and releases their leases, so no task stays claimed by a closed pool (unless
@@ -418,10 +418,10 @@ public final class WorkerPool implements AutoCloseable {
       int admitted = 0;
       List<String> ids;
       do {
-        ids = ledger.admitDue(domain, 1000);
+        ids = ledger.worker().admitDue(domain, 1000);
         admitted += ids.size();
       } while (ids.size() == 1000 && life == State.RUNNING);
-      Instant next = ledger.nextDue(domain).orElse(null);
+      Instant next = ledger.worker().nextDue(domain).orElse(null);
       synchronized (signal) {
         DomainState s = state.get(domain);
         s.nextDue = next;
