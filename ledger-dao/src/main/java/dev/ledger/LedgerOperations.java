@@ -35,6 +35,10 @@ import java.util.function.Function;
  * WrongStateException}, {@link LeaseLostException}, {@link SchemaVersionException}, and {@link
  * LedgerStorageException} for database failures. Thread-safe.
  */
+// Longer than 600 lines on purpose: the user's whole API, one short delegating method per
+// operation with its contract, plus the deprecated forms (positional claims, the worker
+// runtime's operations, rebuild) kept for source compatibility; the logic is in the operation
+// classes.
 public abstract class LedgerOperations {
 
   /** The operation classes of one ledger, shared by it and its transaction views. */
