@@ -3,8 +3,8 @@ package dev.ledger;
 import java.util.List;
 
 /**
- * What {@link Ledger#completeAvailable} did with a batch: every completion given is in exactly one
- * of the three lists.
+ * What {@link dev.ledger.worker.WorkerPort#completeAvailable} did with a batch: every completion
+ * given is in exactly one of the three lists.
  *
  * @param completed the leases whose tasks are completed: now, or before under this very lease (a
  *     completion retried after its commit's outcome was unknown), in the order given

@@ -3,8 +3,8 @@ package dev.ledger;
 import java.time.Instant;
 
 /**
- * What {@link Ledger#fail} recorded: the failed attempt, and either the retry filed for it or the
- * dead letter the task became.
+ * What {@link dev.ledger.worker.WorkerPort#fail} recorded: the failed attempt, and either the retry
+ * filed for it or the dead letter the task became.
  *
  * @param taskId the task whose attempt failed; now {@code invalidated}, its reason the error
  * @param attempt which attempt of the task's retry chain failed, from 1 (the root is attempt 1, the

@@ -11,7 +11,7 @@ import org.jooq.DSLContext;
 
 /**
  * The ledger: an event-sourced task queue on PostgreSQL, one schema per domain. Every operation
- * appends its event and updates the projection in one transaction; {@link #rebuild()} replays the
+ * appends its event and updates the projection in one transaction; {@link #replay()} replays the
  * events into the projection again. Ports the reference backend's {@code Db} ({@code
  * crates/ledger/src/postgres.rs}). Thread-safe; share one instance per data source.
  *
@@ -34,10 +34,14 @@ import org.jooq.DSLContext;
  * Ledger ledger = Ledger.open(dataSource, LedgerConfig.defaults());
  * String id = ledger.file(TaskSpec.builder("payments", "Reconcile batch 42").build());
  * ledger.admit(id);
- * Optional<Lease> lease = ledger.claimNext("payments", "worker-1", Duration.ofMinutes(5),
- *     List.of(), Label.PUBLIC);
+ * Optional<Lease> lease = ledger.claimNext("payments",
+ *     Claimer.of("worker-1").lease(Duration.ofMinutes(5)).handling(Label.PUBLIC));
  * lease.ifPresent(l -> ledger.complete(l, "done"));
  * }</pre>
+ *
+ * <p>Worker runtimes ({@code dev.ledger.worker.WorkerPool}, or a loop of your own) use the
+ * operations only they need through {@link #worker()}: batch claims that return the rows, batch
+ * completions, failed attempts and their retries, delayed admissions.
  *
  * <p>Errors: {@link InvalidInputException} (nothing written), {@link TaskNotFoundException}, {@link
  * WrongStateException}, {@link LeaseLostException}, {@link SchemaVersionException}, and {@link
@@ -48,7 +52,8 @@ public final class Ledger extends LedgerOperations {
 
   /**
    * The largest window a claim grows to when concurrent transactions hold the rows of a smaller one
-   * (see {@link #claimBatch}): far more locked rows than any pool has connections.
+   * (see {@link #claimBatch(String, Claimer, int)}): far more locked rows than any pool has
+   * connections.
    */
   static final int MAX_CLAIM_WINDOW = ClaimSql.MAX_CLAIM_WINDOW;
 

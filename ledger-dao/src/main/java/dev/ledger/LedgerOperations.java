@@ -15,6 +15,7 @@ import dev.ledger.replay.Rebuild;
 import dev.ledger.scrub.Scrubs;
 import dev.ledger.tx.Engine;
 import dev.ledger.tx.Tx;
+import dev.ledger.worker.WorkerPort;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
@@ -26,12 +27,18 @@ import java.util.function.Function;
  * dev.ledger.append}, {@code claim}, {@code scrub}, {@code replay}, {@code read}) with a
  * transaction context. {@link Ledger} runs them in the ledger's own transactions (or joins the
  * transaction the data source's connection is already in); a {@link LedgerTransaction} ({@link
- * Ledger#in(java.sql.Connection)}) runs them in a caller's. Only this package extends it.
+ * Ledger#in(java.sql.Connection)}) runs them in a caller's. Only this package extends it. The
+ * operations only a worker runtime needs are on {@link #worker()}, not here (their methods here are
+ * deprecated).
  *
  * <p>Errors: {@link InvalidInputException} (nothing written), {@link TaskNotFoundException}, {@link
  * WrongStateException}, {@link LeaseLostException}, {@link SchemaVersionException}, and {@link
  * LedgerStorageException} for database failures. Thread-safe.
  */
+// Longer than 600 lines on purpose: the user's whole API, one short delegating method per
+// operation with its contract, plus the deprecated forms (positional claims, the worker
+// runtime's operations, rebuild) kept for source compatibility; the logic is in the operation
+// classes.
 public abstract class LedgerOperations {
 
   /** The operation classes of one ledger, shared by it and its transaction views. */
@@ -70,8 +77,29 @@ public abstract class LedgerOperations {
 
   final Ops ops;
 
+  private final WorkerPort worker;
+
   LedgerOperations(Ops ops) {
     this.ops = ops;
+    this.worker = new OperationsWorkerPort(this);
+  }
+
+  /**
+   * The operations only a worker runtime needs (batch claims with rows, batch completions, failed
+   * attempts, delayed admissions, pickup reads), run in this view's transaction context: the
+   * ledger's own transactions, or the caller's for a {@link LedgerTransaction}. {@link
+   * dev.ledger.worker.WorkerPool} and {@link dev.ledger.worker.TenantWorkerPool} use it; a service
+   * that files, claims and completes tasks itself does not need it.
+   *
+   * <pre>{@code
+   * WorkerPort port = ledger.worker();
+   * List<ClaimedTask> batch = port.claimTasks("payments", Claimer.of("worker-1"), 16);
+   * }</pre>
+   *
+   * @return the port; the same one at each call, thread-safe when this view is
+   */
+  public final WorkerPort worker() {
+    return worker;
   }
 
   /**
@@ -207,24 +235,24 @@ public abstract class LedgerOperations {
 
   /**
    * Claims the next claimable task of a domain: admitted (or claimed with an expired lease), every
-   * requirement in {@code manifest}, label within {@code handling}, every dependency completed (in
-   * whatever domain), no open continuation; highest priority first, then oldest. One SQL statement
-   * picks and updates the row ({@code FOR UPDATE SKIP LOCKED} in a materialized CTE, walking the
-   * {@code tasks_claimable} index), so its cost does not grow with the queue's depth and two
-   * claimers never take the same task.
+   * requirement in the claimer's manifest, label within its handling, every dependency completed
+   * (in whatever domain), no open continuation; highest priority first, then oldest. One SQL
+   * statement picks and updates the row ({@code FOR UPDATE SKIP LOCKED} in a materialized CTE,
+   * walking the {@code tasks_claimable} index), so its cost does not grow with the queue's depth
+   * and two claimers never take the same task.
+   *
+   * <pre>{@code
+   * Optional<Lease> lease = ledger.claimNext("payments",
+   *     Claimer.of("worker-1").lease(Duration.ofMinutes(5)).manifest(List.of("sql")));
+   * }</pre>
    *
    * @param domain the domain
-   * @param holder who claims, 1 to {@value Validation#MAX_NAME} characters
-   * @param lease how long the lease lasts; more than zero, at most {@link Validation#MAX_LEASE}
-   * @param manifest what the claimer can do (requirements it meets), not null
-   * @param handling the highest label it may handle, not null
+   * @param claimer who claims, and on what terms (holder, lease, manifest, handling); not null
    * @return the lease, or empty when nothing is claimable (or the domain is unknown)
-   * @throws InvalidInputException naming {@code holder}, {@code lease}, {@code manifest} or {@code
-   *     handling}
+   * @throws InvalidInputException naming {@code domain} or {@code claimer}
    */
-  public final Optional<Lease> claimNext(
-      String domain, String holder, Duration lease, Collection<String> manifest, Label handling) {
-    List<Lease> one = claimBatch(domain, holder, lease, manifest, handling, 1);
+  public final Optional<Lease> claimNext(String domain, Claimer claimer) {
+    List<Lease> one = claimBatch(domain, claimer, 1);
     if (one.size() > 1) {
       throw new IllegalStateException("a claim of one returned " + one.size() + " tasks");
     }
@@ -232,7 +260,43 @@ public abstract class LedgerOperations {
   }
 
   /**
-   * Claims up to {@code max} claimable tasks in one statement, as {@link #claimNext} does for one.
+   * Claims the next claimable task of a domain, as {@link #claimNext(String, Claimer)} does.
+   *
+   * @param domain the domain
+   * @param holder who claims, 1 to {@value Validation#MAX_NAME} characters
+   * @param lease how long the lease lasts; more than zero, at most {@link Validation#MAX_LEASE}
+   * @param manifest what the claimer can do (requirements it meets), not null
+   * @param handling the highest label it may handle, not null
+   * @return the lease, or empty when nothing is claimable (or the domain is unknown)
+   * @throws InvalidInputException naming {@code domain}, {@code holder}, {@code lease}, {@code
+   *     manifest} or {@code handling}
+   * @deprecated use {@link #claimNext(String, Claimer)}: {@code claimNext(domain,
+   *     Claimer.of(holder).lease(lease).manifest(manifest).handling(handling))}
+   */
+  @Deprecated
+  public final Optional<Lease> claimNext(
+      String domain, String holder, Duration lease, Collection<String> manifest, Label handling) {
+    Validation.domain(domain);
+    return claimNext(domain, claimer(holder, lease, manifest, handling));
+  }
+
+  /**
+   * Claims up to {@code max} claimable tasks in one statement, as {@link #claimNext(String,
+   * Claimer)} does for one.
+   *
+   * @param domain the domain
+   * @param claimer who claims, and on what terms; not null
+   * @param max the most tasks, 1 to 1000
+   * @return the leases, in claim order (priority descending, then created); empty when none
+   * @throws InvalidInputException naming {@code domain}, {@code claimer} or {@code max}
+   */
+  public final List<Lease> claimBatch(String domain, Claimer claimer, int max) {
+    return write("claim", tx -> ops.claims.claimBatch(tx, domain, claimer, max));
+  }
+
+  /**
+   * Claims up to {@code max} claimable tasks in one statement, as {@link #claimBatch(String,
+   * Claimer, int)} does.
    *
    * @param domain the domain
    * @param holder who claims
@@ -242,7 +306,10 @@ public abstract class LedgerOperations {
    * @param max the most tasks, 1 to 1000
    * @return the leases, in claim order (priority descending, then created); empty when none
    * @throws InvalidInputException naming the invalid argument
+   * @deprecated use {@link #claimBatch(String, Claimer, int)}: {@code claimBatch(domain,
+   *     Claimer.of(holder).lease(lease).manifest(manifest).handling(handling), max)}
    */
+  @Deprecated
   public final List<Lease> claimBatch(
       String domain,
       String holder,
@@ -250,14 +317,13 @@ public abstract class LedgerOperations {
       Collection<String> manifest,
       Label handling,
       int max) {
-    return write(
-        "claim", tx -> ops.claims.claimBatch(tx, domain, holder, lease, manifest, handling, max));
+    Validation.domain(domain);
+    return claimBatch(domain, claimer(holder, lease, manifest, handling), max);
   }
 
   /**
-   * Claims up to {@code max} claimable tasks as {@link #claimBatch} does, and returns each with its
-   * row as the claim left it: one statement claims the rows, appends their {@code claimed} events
-   * and returns them, so a worker needs no second read for the tasks it runs.
+   * Claims up to {@code max} claimable tasks and returns each with its row, as {@link
+   * WorkerPort#claimTasks} does.
    *
    * @param domain the domain
    * @param holder who claims
@@ -268,7 +334,11 @@ public abstract class LedgerOperations {
    * @return the leases and tasks, in claim order (priority descending, then created); empty when
    *     none
    * @throws InvalidInputException naming the invalid argument
+   * @deprecated for worker runtimes only; use {@code ledger.worker().claimTasks(domain,
+   *     Claimer.of(holder).lease(lease).manifest(manifest).handling(handling), max)} ({@link
+   *     WorkerPort#claimTasks})
    */
+  @Deprecated
   public final List<ClaimedTask> claimTasks(
       String domain,
       String holder,
@@ -276,12 +346,26 @@ public abstract class LedgerOperations {
       Collection<String> manifest,
       Label handling,
       int max) {
-    return write(
-        "claim", tx -> ops.claims.claimTasks(tx, domain, holder, lease, manifest, handling, max));
+    Validation.domain(domain);
+    return worker.claimTasks(domain, claimer(holder, lease, manifest, handling), max);
   }
 
   /**
    * Claims one given task, when it is claimable by this claimer.
+   *
+   * @param id the task id
+   * @param claimer who claims, and on what terms; not null
+   * @return the lease
+   * @throws InvalidInputException naming {@code claimer} when it is null
+   * @throws TaskNotFoundException when no task has the id
+   * @throws WrongStateException when the task is not claimable by this claimer, saying why
+   */
+  public final Lease claim(String id, Claimer claimer) {
+    return write("claim", tx -> ops.claims.claim(tx, id, claimer));
+  }
+
+  /**
+   * Claims one given task, as {@link #claim(String, Claimer)} does.
    *
    * @param id the task id
    * @param holder who claims
@@ -289,12 +373,23 @@ public abstract class LedgerOperations {
    * @param manifest what the claimer can do
    * @param handling the highest label it may handle
    * @return the lease
+   * @throws InvalidInputException naming {@code holder}, {@code lease}, {@code manifest} or {@code
+   *     handling}
    * @throws TaskNotFoundException when no task has the id
    * @throws WrongStateException when the task is not claimable by this claimer, saying why
+   * @deprecated use {@link #claim(String, Claimer)}: {@code claim(id,
+   *     Claimer.of(holder).lease(lease).manifest(manifest).handling(handling))}
    */
+  @Deprecated
   public final Lease claim(
       String id, String holder, Duration lease, Collection<String> manifest, Label handling) {
-    return write("claim", tx -> ops.claims.claim(tx, id, holder, lease, manifest, handling));
+    return claim(id, claimer(holder, lease, manifest, handling));
+  }
+
+  /** The claimer of the positional signatures, checked in their order. */
+  private static Claimer claimer(
+      String holder, Duration lease, Collection<String> manifest, Label handling) {
+    return Claimer.of(holder).lease(lease).manifest(manifest).handling(handling);
   }
 
   /**
@@ -472,8 +567,27 @@ public abstract class LedgerOperations {
    *     events, or a replayed value cannot be stored (a U+0000 in a text); the message names the
    *     task or the column, never the value; nothing is changed
    */
+  public final long replay() {
+    return replay("replay");
+  }
+
+  /**
+   * Replays every domain's events into a fresh projection, as {@link #replay()} does.
+   *
+   * @return how many events were replayed
+   * @throws LedgerStorageException when the database fails or refuses a replayed row
+   * @throws LedgerException when a stored event cannot be replayed; nothing is changed
+   * @deprecated use {@link #replay()}, the one name of this operation (the CLI's {@code ledger-app
+   *     replay}, the docs' "replay"); its error messages begin {@code replay: } where this one's
+   *     begin {@code rebuild: }
+   */
+  @Deprecated
   public final long rebuild() {
-    long n = write("rebuild", ops.rebuild::rebuild);
+    return replay("rebuild"); // its messages keep their prefix "rebuild: "
+  }
+
+  private long replay(String operation) {
+    long n = write(operation, ops.rebuild::rebuild);
     ops.engine.directory().forget();
     return n;
   }
@@ -619,8 +733,9 @@ public abstract class LedgerOperations {
   }
 
   // ---------------------------------------------------------------------------------------------
-  // worker pools: batches, failures, delays (dev.ledger.append.Failures, BatchFiling;
-  // dev.ledger.claim.BatchCompletion; dev.ledger.read.WorkerReads)
+  // batches, dead letters, counts (dev.ledger.append.Failures, BatchFiling;
+  // dev.ledger.read.WorkerReads); the worker runtime's own operations are on worker()
+  // (OperationsWorkerPort), and their methods here are deprecated
 
   /**
    * Files and admits several tasks of one domain in one call and one transaction: for each spec the
@@ -641,80 +756,72 @@ public abstract class LedgerOperations {
   }
 
   /**
-   * Completes several claimed tasks of one domain in one transaction, each under its lease as
-   * {@link #complete} does (same events, same rows), appended set-wise: what a worker pool does
-   * with the finished tasks of a batch. A lease that is not its task's current one (or names a task
-   * of another domain) is refused without failing the others: it is returned, nothing written for
-   * it.
+   * Completes several claimed tasks of one domain in one transaction, as {@link
+   * WorkerPort#completeAll} does.
    *
    * @param domain the tasks' domain
    * @param completions the leases and handoffs, in the order their events are appended
    * @return the refused leases, empty when every task was completed
    * @throws InvalidInputException naming {@code lease} or {@code handoff} (nothing written)
+   * @deprecated for worker runtimes only; use {@code ledger.worker().completeAll(domain,
+   *     completions)} ({@link WorkerPort#completeAll})
    */
+  @Deprecated
   public final List<Lease> completeAll(String domain, List<Completion> completions) {
-    return write("complete all", tx -> ops.batchCompletion.completeAll(tx, domain, completions));
+    return worker.completeAll(domain, completions);
   }
 
   /**
-   * Completes what it can of a batch of claimed tasks of one domain, in one transaction, without
-   * waiting for a row another transaction holds: as {@link #completeAll} (same fence, same events
-   * and rows, in the order given), except that a task whose row or route is locked by another
-   * transaction is skipped and returned as busy (nothing written for it; try it again while its
-   * lease lasts), and a task already completed under this very lease counts as completed, so a
-   * completion whose commit's outcome was unknown ({@link LedgerStorageException#outcomeUnknown()})
-   * can simply be tried again. What a worker pool does with its finished tasks: one locked row
-   * never holds up the others.
+   * Completes what it can of a batch of claimed tasks of one domain, as {@link
+   * WorkerPort#completeAvailable} does.
    *
    * @param domain the tasks' domain
    * @param completions the leases and handoffs, in the order their events are appended
    * @return what was completed, refused and left busy
    * @throws InvalidInputException naming {@code lease}, {@code handoff} or {@code completions}
    *     (nothing written)
+   * @deprecated for worker runtimes only; use {@code ledger.worker().completeAvailable(domain,
+   *     completions)} ({@link WorkerPort#completeAvailable})
    */
+  @Deprecated
   public final CompletedBatch completeAvailable(String domain, List<Completion> completions) {
-    return write(
-        "complete available", tx -> ops.batchCompletion.completeAvailable(tx, domain, completions));
+    return worker.completeAvailable(domain, completions);
   }
 
   /**
-   * Records a failed attempt under its lease, in one transaction: the task is invalidated with the
-   * reason {@code attempt <n> of <max> failed at <time>: <error>} and, unless that was its last
-   * attempt, a retry is filed from the chain's root (origin {@code retries:<root>}, upstream event
-   * {@code attempt:<n+1>}, the same spec otherwise) that may run from {@code now + retryDelay} (it
-   * stays proposed until then; {@link #admitDue} admits it) and is named as the failed task's
-   * {@code superseded_by}. After the last attempt the task is a dead letter: invalidated with the
-   * reason prefixed {@value FailureRecord#DEAD_LETTER} and no successor; {@link #deadLetters} lists
-   * them and {@link #refile} files one again. Writes only the reference's event kinds ({@code
-   * created}, {@code invalidated}). The attempt number is the task's place in its retry chain; a
-   * claim after an expired lease is not an attempt.
+   * Records a failed attempt under its lease, and files its retry or makes it a dead letter, as
+   * {@link WorkerPort#fail} does.
    *
    * @param lease the current lease of the task
    * @param error what went wrong, 1 to {@value Validation#MAX_BODY} characters
-   * @param defaultMaxAttempts the chain's attempts when its spec sets none ({@code max_attempts}
-   *     0), 1 to {@value Validation#MAX_ATTEMPTS}
+   * @param defaultMaxAttempts the chain's attempts when its spec sets none, 1 to {@value
+   *     Validation#MAX_ATTEMPTS}
    * @param retryDelay how long after now the retry may run, zero or more
    * @return what was recorded
    * @throws LeaseLostException when the lease is no longer the task's current one (nothing written)
    * @throws InvalidInputException naming {@code error}, {@code max_attempts} or {@code retry_delay}
+   * @deprecated for worker runtimes only; use {@code ledger.worker().fail(lease, error,
+   *     defaultMaxAttempts, retryDelay)} ({@link WorkerPort#fail})
    */
+  @Deprecated
   public final FailureRecord fail(
       Lease lease, String error, int defaultMaxAttempts, Duration retryDelay) {
-    return write("fail", tx -> ops.failures.fail(tx, lease, error, defaultMaxAttempts, retryDelay));
+    return worker.fail(lease, error, defaultMaxAttempts, retryDelay);
   }
 
   /**
-   * Admits up to {@code max} delayed tasks of a domain whose time has come ({@code not_before} at
-   * or before now, still proposed), oldest time first, in one transaction; rows another admitter
-   * holds are skipped. Each gets the reference's {@code admitted} event, which wakes the domain's
-   * workers.
+   * Admits up to {@code max} delayed tasks of a domain whose time has come, as {@link
+   * WorkerPort#admitDue} does.
    *
    * @param domain the domain
    * @param max the most tasks, 1 to 1000
    * @return the ids admitted; empty when none is due or the domain is unknown
+   * @deprecated for worker runtimes only; use {@code ledger.worker().admitDue(domain, max)} ({@link
+   *     WorkerPort#admitDue})
    */
+  @Deprecated
   public final List<String> admitDue(String domain, int max) {
-    return write("admit due", tx -> ops.failures.admitDue(tx, domain, max));
+    return worker.admitDue(domain, max);
   }
 
   /**
@@ -731,13 +838,17 @@ public abstract class LedgerOperations {
   }
 
   /**
-   * The earliest start time among a domain's delayed tasks not yet admitted.
+   * The earliest start time among a domain's delayed tasks not yet admitted, as {@link
+   * WorkerPort#nextDue} reads it.
    *
    * @param domain the domain
    * @return the time, or empty when none waits (or the domain is unknown)
+   * @deprecated for worker runtimes only; use {@code ledger.worker().nextDue(domain)} ({@link
+   *     WorkerPort#nextDue})
    */
+  @Deprecated
   public final Optional<java.time.Instant> nextDue(String domain) {
-    return read("next due", tx -> ops.workerReads.nextDue(tx, domain));
+    return worker.nextDue(domain);
   }
 
   /**
@@ -767,19 +878,19 @@ public abstract class LedgerOperations {
   }
 
   /**
-   * How each of several claimed tasks of one domain came to be claimable, from its events in one
-   * query: when it became claimable for its current claim (its admission or release, or the end of
-   * an expired lease), and whether the current claim took it from an expired lease, the previous
-   * holder having stopped heartbeating. Worker pools read it to measure pickup latency and to count
-   * an expired lease as a failed attempt.
+   * How each of several claimed tasks of one domain came to be claimable, as {@link
+   * WorkerPort#pickups} reads it.
    *
    * @param domain the domain
    * @param ids ids of claimed tasks
    * @return by task id; tasks not found, or never claimed, are left out
+   * @deprecated for worker runtimes only; use {@code ledger.worker().pickups(domain, ids)} ({@link
+   *     WorkerPort#pickups})
    */
+  @Deprecated
   public final java.util.Map<String, Pickup> pickups(
       String domain, java.util.Collection<String> ids) {
-    return read("pickups", tx -> ops.workerReads.pickups(tx, domain, ids));
+    return worker.pickups(domain, ids);
   }
 
   /**

@@ -42,6 +42,9 @@ import org.jooq.ConnectionProvider;
  *       migrated (migrating would commit the caller's work).
  * </ul>
  *
+ * <p>A worker runtime's operations run in the caller's transaction too, through this view's {@link
+ * #worker()}: {@code ledger.in(c).worker().completeAll(domain, completions)}.
+ *
  * <p>Not thread-safe, as the caller's connection is not.
  */
 public final class LedgerTransaction extends LedgerOperations {

@@ -3,9 +3,10 @@ package dev.ledger;
 import java.time.Instant;
 
 /**
- * How a claimed task came to be claimable, read from its events ({@link Ledger#pickups}): when it
- * became claimable for its current claim, and whether that claim took it from an expired lease (the
- * worker that held it stopped heartbeating: it died, or stalled longer than its lease).
+ * How a claimed task came to be claimable, read from its events ({@link
+ * dev.ledger.worker.WorkerPort#pickups}): when it became claimable for its current claim, and
+ * whether that claim took it from an expired lease (the worker that held it stopped heartbeating:
+ * it died, or stalled longer than its lease).
  *
  * @param taskId the task
  * @param readyAt when it became claimable: its last {@code admitted} or {@code released} event, or

@@ -1,6 +1,7 @@
 package dev.ledger.bench;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.ledger.Claimer;
 import dev.ledger.Label;
 import dev.ledger.Lease;
 import dev.ledger.Ledger;
@@ -36,6 +37,7 @@ final class BatchClaimBench {
       RawLedger raw = new RawLedger(pool, baseDomain, baseSchema, sql);
       Duration time = Duration.ofSeconds(ctx.size(2, 5));
       Duration lease = Duration.ofMinutes(30);
+      Claimer b4 = Claimer.of("b4").lease(lease);
       Set<String> oursSeen = ConcurrentHashMap.newKeySet();
       Set<String> baseSeen = ConcurrentHashMap.newKeySet();
       AtomicLong oursClaims = new AtomicLong();
@@ -53,9 +55,7 @@ final class BatchClaimBench {
                         1,
                         run,
                         (w, i) -> {
-                          List<Lease> got =
-                              ledger.claimBatch(
-                                  oursDomain, "b4", lease, List.of(), Label.PUBLIC, size);
+                          List<Lease> got = ledger.claimBatch(oursDomain, b4, size);
                           for (Lease l : got) {
                             once(oursSeen, l.taskId(), "ours");
                           }

@@ -1,6 +1,7 @@
 package dev.ledger.bench;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.ledger.Claimer;
 import dev.ledger.Label;
 import dev.ledger.Lease;
 import dev.ledger.Ledger;
@@ -31,6 +32,8 @@ final class ClaimDepthBench {
   private static final List<String> MANIFEST = List.of("sql");
   private static final Label HANDLING = Label.INTERNAL;
   private static final Duration LEASE = Duration.ofMinutes(30);
+  private static final Claimer CLAIMER =
+      Claimer.of("b3").lease(LEASE).manifest(MANIFEST).handling(HANDLING);
 
   private ClaimDepthBench() {}
 
@@ -268,7 +271,7 @@ final class ClaimDepthBench {
     long t0 = System.nanoTime();
     String id;
     if (oursTurn) {
-      Optional<Lease> l = q.ledger().claimNext(q.domain(), "b3", LEASE, MANIFEST, HANDLING);
+      Optional<Lease> l = q.ledger().claimNext(q.domain(), CLAIMER);
       id = l.map(Lease::taskId).orElse(null);
     } else {
       RawLedger.Claim c = q.raw().naiveClaim("b3", LEASE, MANIFEST, HANDLING);

@@ -1,6 +1,7 @@
 package dev.ledger.bench;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.ledger.Claimer;
 import dev.ledger.Label;
 import dev.ledger.Lease;
 import dev.ledger.Ledger;
@@ -71,7 +72,7 @@ final class CycleBench {
                         run,
                         (w, i) -> {
                           Optional<Lease> l =
-                              ledger.claimNext(oursDomain, "w" + w, lease, List.of(), Label.PUBLIC);
+                              ledger.claimNext(oursDomain, Claimer.of("w" + w).lease(lease));
                           if (l.isEmpty()) {
                             return 0;
                           }

@@ -1,5 +1,6 @@
 package dev.ledger.bench;
 
+import dev.ledger.Claimer;
 import dev.ledger.Label;
 import dev.ledger.Lease;
 import dev.ledger.Ledger;
@@ -94,7 +95,10 @@ record OursSql(
       ledger.admit(id);
       List<String> claim = capture.begin();
       List<Lease> leases =
-          ledger.claimBatch(DOMAIN, HOLDER, Duration.ofMinutes(5), MANIFEST, HANDLING, MAX);
+          ledger.claimBatch(
+              DOMAIN,
+              Claimer.of(HOLDER).lease(Duration.ofMinutes(5)).manifest(MANIFEST).handling(HANDLING),
+              MAX);
       List<Role> claimBinds = roles(capture.binds().get(0));
       Optional<Lease> lease = leases.stream().findFirst();
       List<String> complete = capture.begin();

@@ -3,6 +3,7 @@ package dev.ledger.bench;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.ledger.Claimer;
 import dev.ledger.Label;
 import dev.ledger.Lease;
 import dev.ledger.Ledger;
@@ -23,7 +24,7 @@ import java.util.Map;
 import javax.sql.DataSource;
 
 /**
- * B5, replay: {@code Ledger.rebuild()} (events streamed, folded in memory, rows written with {@code
+ * B5, replay: {@code Ledger.replay()} (events streamed, folded in memory, rows written with {@code
  * COPY}) against a per-event replay over JDBC (one statement per event, as the reference's {@code
  * rebuild_domain} does) and against a server-side floor (one {@code INSERT ... SELECT} that folds
  * the events inside PostgreSQL: no rows cross the wire). The log holds seeded histories of ten
@@ -69,7 +70,7 @@ final class ReplayBench {
           String who;
           if (which == 0) {
             who = "rebuild";
-            n = ledger.rebuild();
+            n = ledger.replay();
           } else if (which == 1) {
             who = "per-event replay";
             n = perEvent(pool, schema);
@@ -177,7 +178,7 @@ final class ReplayBench {
                   .priority(1_000 + i)
                   .build());
       ledger.admit(id);
-      Lease l = ledger.claimNext(DOMAIN, "live", lease, List.of(), Label.PUBLIC).orElseThrow();
+      Lease l = ledger.claimNext(DOMAIN, Claimer.of("live").lease(lease)).orElseThrow();
       Context.check(l.taskId().equals(id), "B5 live: claimed " + l.taskId() + ", not " + id);
       l = ledger.heartbeat(l, lease);
       switch (i % 4) {

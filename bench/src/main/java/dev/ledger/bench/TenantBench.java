@@ -1,7 +1,7 @@
 package dev.ledger.bench;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.ledger.Label;
+import dev.ledger.Claimer;
 import dev.ledger.Lease;
 import dev.ledger.Ledger;
 import dev.ledger.LedgerConfig;
@@ -222,7 +222,7 @@ final class TenantBench {
     ledger.admit(id);
     for (int attempt = 0; attempt < 1_000; attempt++) {
       Optional<Lease> lease =
-          ledger.claimNext(DOMAIN, holder, Duration.ofMinutes(10), List.of(), Label.PUBLIC);
+          ledger.claimNext(DOMAIN, Claimer.of(holder).lease(Duration.ofMinutes(10)));
       if (lease.isPresent()) {
         ledger.complete(lease.get(), null);
         return 1;

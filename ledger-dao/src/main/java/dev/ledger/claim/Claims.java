@@ -4,6 +4,7 @@ import static dev.ledger.append.EventLog.wrong;
 import static dev.ledger.codegen.db.ledger_template.Tables.TASKS;
 
 import dev.ledger.ClaimedTask;
+import dev.ledger.Claimer;
 import dev.ledger.InvalidInputException;
 import dev.ledger.Label;
 import dev.ledger.Lease;
@@ -15,10 +16,8 @@ import dev.ledger.internal.Event;
 import dev.ledger.internal.Rows;
 import dev.ledger.tx.Engine;
 import dev.ledger.tx.Tx;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import org.jooq.DSLContext;
@@ -52,33 +51,21 @@ public final class Claims {
 
   /**
    * Claims up to {@code max} claimable tasks in one statement: admitted (or claimed with an expired
-   * lease), every requirement in {@code manifest}, label within {@code handling}, every dependency
-   * completed, no open continuation; highest priority first, then oldest. When concurrent
-   * transactions hold rows of the claim's window and it comes up short, it claims again from a
-   * window 8 times larger, up to {@link ClaimSql#MAX_CLAIM_WINDOW}, and the domain's next claims
-   * read a wider window ({@link ClaimSlack}).
+   * lease), every requirement in the claimer's manifest, label within its handling, every
+   * dependency completed, no open continuation; highest priority first, then oldest. When
+   * concurrent transactions hold rows of the claim's window and it comes up short, it claims again
+   * from a window 8 times larger, up to {@link ClaimSql#MAX_CLAIM_WINDOW}, and the domain's next
+   * claims read a wider window ({@link ClaimSlack}).
    *
    * @param tx the operation's transaction context
    * @param domain the domain
-   * @param holder who claims, 1 to {@value Validation#MAX_NAME} characters
-   * @param lease how long each lease lasts; more than zero, at most {@link Validation#MAX_LEASE}
-   * @param manifest what the claimer can do (requirements it meets), not null
-   * @param handling the highest label it may handle, not null
+   * @param claimer who claims, and on what terms (checked when it was made); not null
    * @param max the most tasks, 1 to 1000
    * @return the leases, in claim order; empty when none (or the domain is unknown)
-   * @throws InvalidInputException naming the invalid argument
+   * @throws InvalidInputException naming {@code domain}, {@code claimer} or {@code max}
    */
-  public List<Lease> claimBatch(
-      Tx tx,
-      String domain,
-      String holder,
-      Duration lease,
-      Collection<String> manifest,
-      Label handling,
-      int max) {
-    return claimTasks(tx, domain, holder, lease, manifest, handling, max).stream()
-        .map(ClaimedTask::lease)
-        .toList();
+  public List<Lease> claimBatch(Tx tx, String domain, Claimer claimer, int max) {
+    return claimTasks(tx, domain, claimer, max).stream().map(ClaimedTask::lease).toList();
   }
 
   /**
@@ -87,26 +74,15 @@ public final class Claims {
    *
    * @param tx the operation's transaction context
    * @param domain the domain
-   * @param holder who claims
-   * @param lease how long each lease lasts
-   * @param manifest what the claimer can do
-   * @param handling the highest label it may handle
+   * @param claimer who claims, and on what terms; not null
    * @param max the most tasks, 1 to 1000
    * @return the leases and tasks, in claim order; empty when none (or the domain is unknown)
-   * @throws InvalidInputException naming the invalid argument
+   * @throws InvalidInputException naming {@code domain}, {@code claimer} or {@code max}
    */
-  public List<ClaimedTask> claimTasks(
-      Tx tx,
-      String domain,
-      String holder,
-      Duration lease,
-      Collection<String> manifest,
-      Label handling,
-      int max) {
+  public List<ClaimedTask> claimTasks(Tx tx, String domain, Claimer claimer, int max) {
     Validation.domain(domain);
-    Validation.required("holder", holder, Validation.MAX_NAME);
-    Validation.leaseDuration("lease", lease);
-    checkManifest(manifest, handling);
+    checkClaimer(claimer);
+    String holder = claimer.holder();
     if (max < 1 || max > 1000) {
       throw new InvalidInputException("max", "must be 1 to 1000, was " + max);
     }
@@ -116,14 +92,14 @@ public final class Claims {
     }
     DSLContext ctx = tx.forSchema(schema.get());
     Instant now = engine.now();
-    Instant until = now.plus(lease);
+    Instant until = now.plus(claimer.lease());
     ClaimSql.ClaimArgs args =
         new ClaimSql.ClaimArgs(
             now,
             until,
             holder,
-            ClaimSql.jsonArray(List.copyOf(manifest)),
-            handling.rank(),
+            ClaimSql.jsonArray(claimer.manifest()),
+            claimer.handling().rank(),
             new Event.Claimed(holder, until).payload());
     ClaimSlack slack = slacks.computeIfAbsent(schema.get(), s -> new ClaimSlack());
     int window = ClaimSlack.window(max, slack.current());
@@ -155,26 +131,18 @@ public final class Claims {
    *
    * @param tx the operation's transaction context
    * @param id the task id
-   * @param holder who claims
-   * @param lease how long the lease lasts
-   * @param manifest what the claimer can do
-   * @param handling the highest label it may handle
+   * @param claimer who claims, and on what terms; not null
    * @return the lease
-   * @throws InvalidInputException naming the invalid argument
+   * @throws InvalidInputException naming {@code claimer} when it is null
    * @throws dev.ledger.TaskNotFoundException when no task has the id
    * @throws dev.ledger.WrongStateException when the task is not claimable by this claimer, saying
    *     why
    */
-  public Lease claim(
-      Tx tx,
-      String id,
-      String holder,
-      Duration lease,
-      Collection<String> manifest,
-      Label handling) {
-    Validation.required("holder", holder, Validation.MAX_NAME);
-    Validation.leaseDuration("lease", lease);
-    checkManifest(manifest, handling);
+  public Lease claim(Tx tx, String id, Claimer claimer) {
+    checkClaimer(claimer);
+    String holder = claimer.holder();
+    List<String> manifest = claimer.manifest();
+    Label handling = claimer.handling();
     Instant[] until = new Instant[1];
     TasksRecord after =
         transitions.apply(
@@ -193,26 +161,20 @@ public final class Claims {
                                   ClaimSql.claimable(
                                       t,
                                       DSL.val(now, t.LEASE_UNTIL),
-                                      DSL.val(ClaimSql.jsonArray(List.copyOf(manifest))),
+                                      DSL.val(ClaimSql.jsonArray(manifest)),
                                       DSL.val(handling.rank(), t.LABEL_RANK))));
               if (!ok) {
                 throw wrong(row, "claim", ClaimSql.whyNotClaimable(row, now, manifest, handling));
               }
-              until[0] = now.plus(lease);
+              until[0] = now.plus(claimer.lease());
               return new Event.Claimed(holder, until[0]);
             });
     return new Lease(id, holder, after.getAttempts(), until[0]);
   }
 
-  private static void checkManifest(Collection<String> manifest, Label handling) {
-    if (manifest == null) {
-      throw new InvalidInputException("manifest", "must not be null (use an empty list)");
-    }
-    for (String m : manifest) {
-      Validation.required("manifest", m, Validation.MAX_NAME);
-    }
-    if (handling == null) {
-      throw new InvalidInputException("handling", "must not be null");
+  private static void checkClaimer(Claimer claimer) {
+    if (claimer == null) {
+      throw new InvalidInputException("claimer", "must not be null");
     }
   }
 }

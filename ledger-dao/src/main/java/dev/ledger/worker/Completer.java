@@ -26,13 +26,13 @@ import org.slf4j.Logger;
 
 /**
  * The completion of a pool's finished tasks (handlers that returned {@link Outcome.Done}), on a
- * thread of its own, in batches: one {@link Ledger#completeAvailable} (one transaction) per ledger
- * and domain per batch, so the completions of one pool share a commit while each task still gets
- * its own fenced {@code completed} event. A task whose lease was lost meanwhile is counted lost,
- * its result dropped. A batch never waits for a row another transaction holds ({@link
- * Ledger#completeAvailable}): such a task is tried again on its own later, and so is every task of
- * a batch the database failed (a dropped connection, a restart), with a doubling backoff while its
- * lease lasts; a retry that finds the task completed under its own lease (the first commit went
+ * thread of its own, in batches: one {@link WorkerPort#completeAvailable} (one transaction) per
+ * ledger and domain per batch, so the completions of one pool share a commit while each task still
+ * gets its own fenced {@code completed} event. A task whose lease was lost meanwhile is counted
+ * lost, its result dropped. A batch never waits for a row another transaction holds ({@link
+ * WorkerPort#completeAvailable}): such a task is tried again on its own later, and so is every task
+ * of a batch the database failed (a dropped connection, a restart), with a doubling backoff while
+ * its lease lasts; a retry that finds the task completed under its own lease (the first commit went
  * through after all) counts it completed. When a batch is refused otherwise, each of its tasks is
  * completed on its own, so one bad completion (a handoff the ledger refuses, recorded as that
  * attempt's failure) does not sink the others. Each task is handed back (no longer held) once its
@@ -71,7 +71,7 @@ final class Completer {
   /** The longest wait between two tries of a completion. */
   static final Duration LAST_RETRY = Duration.ofSeconds(2);
 
-  /** What one {@link Ledger#completeAvailable} covers: a tenant (or none) and a domain. */
+  /** What one {@link WorkerPort#completeAvailable} covers: a tenant (or none) and a domain. */
   private record Group(String tenant, String domain) {}
 
   private final Logger log;
@@ -197,7 +197,7 @@ final class Completer {
       for (Finished f : fs) {
         cs.add(new Completion(f.running().lease(), f.handoff()));
       }
-      result = ledgers.apply(one).completeAvailable(domain, cs);
+      result = ledgers.apply(one).worker().completeAvailable(domain, cs);
     } catch (LedgerStorageException ex) {
       // the database failed the batch (a dropped connection, a restart): nothing was written, or
       // the commit's outcome is unknown; both are tried again while the leases last, and a task
@@ -249,6 +249,7 @@ final class Completer {
       CompletedBatch result =
           ledgers
               .apply(r)
+              .worker()
               .completeAvailable(r.domain, List.of(new Completion(r.lease(), f.handoff())));
       if (!result.completed().isEmpty()) {
         completed(f);

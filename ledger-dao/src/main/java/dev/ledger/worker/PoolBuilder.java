@@ -4,13 +4,16 @@ import dev.ledger.InvalidInputException;
 import dev.ledger.Label;
 import dev.ledger.Validation;
 import java.time.Duration;
+import java.util.Collection;
 import java.util.List;
 
 /**
  * The options both pool builders share ({@link WorkerPool.Builder}, {@link
- * TenantWorkerPool.Builder}): the settings every pool has, with the setters whose rule is the same
- * for both; a builder keeps the setters whose range or default is its own (concurrency, lease, poll
- * interval, shutdown timeout, manifest). {@link #settings} hands the values to the pool.
+ * TenantWorkerPool.Builder}): the settings every pool has, each with one setter, one rule and one
+ * field name in its {@link InvalidInputException}, so the two pools refuse a bad value alike
+ * ({@code PoolBuildersTest}). Only the defaults differ (a pool's poll interval, its holder), given
+ * by the builder; the options one pool alone has stay on its builder. {@link #settings} hands the
+ * values to the pool.
  *
  * @param <B> the builder's own type, returned by each setter
  */
@@ -26,6 +29,21 @@ abstract class PoolBuilder<B extends PoolBuilder<B>> {
   Duration shutdownTimeout = Duration.ofSeconds(30);
   WorkerMetrics metrics = WorkerMetrics.NONE;
   boolean logTaskText;
+
+  /** Fewest and most worker threads of a pool. */
+  static final int MIN_CONCURRENCY = 1;
+
+  /** Most worker threads of a pool. */
+  static final int MAX_CONCURRENCY = 1000;
+
+  /** Shortest lease a pool takes: its heartbeats run every third of it. */
+  static final Duration MIN_LEASE = Duration.ofMillis(300);
+
+  /** Shortest poll interval. */
+  static final Duration MIN_POLL = Duration.ofMillis(10);
+
+  /** Longest poll interval. */
+  static final Duration MAX_POLL = Duration.ofHours(1);
 
   PoolBuilder(Duration pollInterval) {
     this.pollInterval = pollInterval;
@@ -59,6 +77,105 @@ abstract class PoolBuilder<B extends PoolBuilder<B>> {
     }
     this.handling = handling;
     return self();
+  }
+
+  /**
+   * What the pool's workers can do: a task is claimed only when its requirements are all in it.
+   * None by default.
+   *
+   * @param manifest the requirements met, not null (an empty collection for none); each 1 to
+   *     {@value Validation#MAX_NAME} characters
+   * @return this
+   * @throws InvalidInputException naming {@code manifest}
+   */
+  public B manifest(Collection<String> manifest) {
+    if (manifest == null) {
+      throw new InvalidInputException("manifest", "must not be null (use an empty list)");
+    }
+    manifest.forEach(m -> Validation.required("manifest", m, Validation.MAX_NAME));
+    this.manifest = List.copyOf(manifest);
+    return self();
+  }
+
+  /**
+   * How many tasks run at once (worker threads; a {@link TenantWorkerPool}'s are shared by all
+   * tenants); 4 by default.
+   *
+   * @param threads {@value #MIN_CONCURRENCY} to {@value #MAX_CONCURRENCY}
+   * @return this
+   * @throws InvalidInputException naming {@code concurrency}
+   */
+  public B concurrency(int threads) {
+    this.concurrency = range("concurrency", threads, MIN_CONCURRENCY, MAX_CONCURRENCY);
+    return self();
+  }
+
+  /**
+   * How long each lease lasts; the pool extends a running task's lease every third of it. 30 s by
+   * default.
+   *
+   * @param lease 300 ms to {@link Validation#MAX_LEASE}
+   * @return this
+   * @throws InvalidInputException naming {@code lease}
+   */
+  public B lease(Duration lease) {
+    Validation.leaseDuration("lease", lease);
+    if (lease.compareTo(MIN_LEASE) < 0) {
+      throw new InvalidInputException("lease", "must be at least 300 ms, was " + lease);
+    }
+    this.lease = lease;
+    return self();
+  }
+
+  /**
+   * How often the pool claims when no wake-up came: a {@link WorkerPool}'s fallback for lost
+   * notifications, and what finds tasks whose lease expired (5 s by default); for a {@link
+   * TenantWorkerPool}, how soon a tenant whose last claim found nothing (or was refused) is asked
+   * again (1 s by default).
+   *
+   * @param interval 10 ms to 1 hour
+   * @return this
+   * @throws InvalidInputException naming {@code poll_interval}
+   */
+  public B pollInterval(Duration interval) {
+    if (interval == null || interval.compareTo(MIN_POLL) < 0 || interval.compareTo(MAX_POLL) > 0) {
+      throw new InvalidInputException("poll_interval", "must be 10 ms to 1 hour");
+    }
+    this.pollInterval = interval;
+    return self();
+  }
+
+  /**
+   * How long the pool's {@code close()} waits for running handlers before it interrupts them and
+   * releases their leases; 30 s by default.
+   *
+   * @param timeout zero or more
+   * @return this
+   * @throws InvalidInputException naming {@code shutdown_timeout}
+   */
+  public B shutdownTimeout(Duration timeout) {
+    if (timeout == null || timeout.isNegative()) {
+      throw new InvalidInputException("shutdown_timeout", "must be zero or more");
+    }
+    this.shutdownTimeout = timeout;
+    return self();
+  }
+
+  /**
+   * Checks a whole number of a pool option, in the words every pool option uses.
+   *
+   * @param field the option's name in the error, e.g. {@code batch_size}
+   * @param value the value given
+   * @param min the least allowed
+   * @param max the most allowed
+   * @return the value
+   * @throws InvalidInputException naming {@code field}: {@code must be <min> to <max>, was <value>}
+   */
+  static int range(String field, int value, int min, int max) {
+    if (value < min || value > max) {
+      throw new InvalidInputException(field, "must be " + min + " to " + max + ", was " + value);
+    }
+    return value;
   }
 
   /**

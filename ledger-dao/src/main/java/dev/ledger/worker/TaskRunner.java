@@ -1,9 +1,9 @@
 package dev.ledger.worker;
 
 import dev.ledger.ClaimedTask;
+import dev.ledger.Claimer;
 import dev.ledger.FailureRecord;
 import dev.ledger.InvalidInputException;
-import dev.ledger.Label;
 import dev.ledger.Lease;
 import dev.ledger.LeaseLostException;
 import dev.ledger.Ledger;
@@ -29,16 +29,16 @@ import org.slf4j.Logger;
 
 /**
  * The task execution path both pools share ({@link WorkerPool}, {@link TenantWorkerPool}): the
- * claim of a batch (one statement, {@link Ledger#claimTasks}, timed for {@link
+ * claim of a batch (one statement, {@link WorkerPort#claimTasks}, timed for {@link
  * WorkerMetrics#claimed}) and, when needed, how each task came to be claimable ({@link
- * Ledger#pickups}); the worker threads (prestarted) and the heartbeat sweep (one timer task beats
- * every running task that is due); per task the crash count (a claim that took over an expired
- * lease is a failed attempt, the handler not run), the handler's run under heartbeats (a refused
- * one marks the lease lost and interrupts the handler), the failure recorded with retry, backoff or
- * dead letter ({@link Ledger#fail}), the completion handed to the {@link Completer}, and the
- * meters; at close, the wait for running handlers and the release of what is left. What a pool
- * decides itself (which ledger a task is of, its handler, what a retry's time or a task's end means
- * to its dispatcher) it says through {@link Pool}.
+ * WorkerPort#pickups}); the worker threads (prestarted) and the heartbeat sweep (one timer task
+ * beats every running task that is due); per task the crash count (a claim that took over an
+ * expired lease is a failed attempt, the handler not run), the handler's run under heartbeats (a
+ * refused one marks the lease lost and interrupts the handler), the failure recorded with retry,
+ * backoff or dead letter ({@link WorkerPort#fail}), the completion handed to the {@link Completer},
+ * and the meters; at close, the wait for running handlers and the release of what is left. What a
+ * pool decides itself (which ledger a task is of, its handler, what a retry's time or a task's end
+ * means to its dispatcher) it says through {@link Pool}.
  */
 final class TaskRunner {
 
@@ -91,8 +91,7 @@ final class TaskRunner {
   private final Logger log;
   private final String label;
   private final String holder;
-  private final List<String> manifest;
-  private final Label handling;
+  private final Claimer claimer;
   private final Duration lease;
   private final Duration heartbeatEvery;
   private final RetryPolicy retry;
@@ -122,8 +121,12 @@ final class TaskRunner {
     this.log = log;
     this.label = label;
     this.holder = settings.holder();
-    this.manifest = settings.manifest();
-    this.handling = settings.handling();
+    // checked once here, taken whole by every claim
+    this.claimer =
+        Claimer.of(settings.holder())
+            .lease(settings.lease())
+            .manifest(settings.manifest())
+            .handling(settings.handling());
     this.lease = settings.lease();
     this.heartbeatEvery = settings.lease().dividedBy(3);
     this.retry = settings.retry();
@@ -210,7 +213,7 @@ final class TaskRunner {
   List<RunningTask> claim(Ledger ledger, String tenant, String domain, int ask) {
     long t0 = System.nanoTime();
     // one statement claims, logs the claims and returns the rows: no second read
-    List<ClaimedTask> claimed = ledger.claimTasks(domain, holder, lease, manifest, handling, ask);
+    List<ClaimedTask> claimed = ledger.worker().claimTasks(domain, claimer, ask);
     metrics.claimed(domain, claimed.size(), Duration.ofNanos(System.nanoTime() - t0));
     if (claimed.isEmpty()) {
       return List.of();
@@ -230,7 +233,7 @@ final class TaskRunner {
     if (!metrics.wantsPickup() && !reclaimed) {
       return Map.of();
     }
-    return ledger.pickups(domain, leases.stream().map(Lease::taskId).toList());
+    return ledger.worker().pickups(domain, leases.stream().map(Lease::taskId).toList());
   }
 
   /**
@@ -438,6 +441,7 @@ final class TaskRunner {
     while (true) {
       try {
         return pool.ledger(r)
+            .worker()
             .fail(lease, error, retry.maxAttempts(), retry.delayAfter(ctx.attempt()));
       } catch (LeaseLostException e) {
         FailureRecord earlier = tried ? recordedBefore(r, ctx) : null;

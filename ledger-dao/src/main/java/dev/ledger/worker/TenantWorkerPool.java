@@ -53,10 +53,10 @@ import org.slf4j.LoggerFactory;
  * looked for.
  *
  * <p>Tasks run as in a {@link WorkerPool}, by the same code: a turn claims in one statement ({@link
- * Ledger#claimTasks}); each running task's lease is extended every third of the lease, a refused
- * heartbeat marks it lost and interrupts the handler; {@link Outcome#done()} completes (the
- * completions of one tenant gathered into one {@link Ledger#completeAvailable}), a failure is
- * recorded with {@link Ledger#fail} under {@link Builder#retry(RetryPolicy)}: retried after its
+ * WorkerPort#claimTasks}); each running task's lease is extended every third of the lease, a
+ * refused heartbeat marks it lost and interrupts the handler; {@link Outcome#done()} completes (the
+ * completions of one tenant gathered into one {@link WorkerPort#completeAvailable}), a failure is
+ * recorded with {@link WorkerPort#fail} under {@link Builder#retry(RetryPolicy)}: retried after its
  * backoff, a dead letter with its last error after the maximum. A claim that takes a task over from
  * an expired lease (its worker died or stalled) records that attempt as failed, "lease expired",
  * without running the handler. {@link Builder#metrics(WorkerMetrics)} gets the same meters as a
@@ -373,9 +373,9 @@ public final class TenantWorkerPool implements AutoCloseable {
   private void admitDue(String tenant, Ledger ledger) {
     List<String> ids;
     do {
-      ids = ledger.admitDue(domain, 1000);
+      ids = ledger.worker().admitDue(domain, 1000);
     } while (ids.size() == 1000 && !stopping);
-    Instant next = ledger.nextDue(domain).orElse(null);
+    Instant next = ledger.worker().nextDue(domain).orElse(null);
     long recheck = System.nanoTime() + pollInterval.toNanos() * 5;
     if (next != null) {
       long untilDue = Duration.between(Instant.now(), next).toNanos();
@@ -526,35 +526,6 @@ public final class TenantWorkerPool implements AutoCloseable {
     }
 
     /**
-     * What the pool's handlers can do (claims only tasks whose requirements it covers). Default
-     * none.
-     *
-     * @param manifest the capabilities, not null
-     * @return this builder
-     */
-    public Builder manifest(List<String> manifest) {
-      if (manifest == null) {
-        throw new InvalidInputException("manifest", "must not be null");
-      }
-      this.manifest = List.copyOf(manifest);
-      return this;
-    }
-
-    /**
-     * Worker threads, shared by all tenants. Default 4.
-     *
-     * @param threads 1 to 256
-     * @return this builder
-     */
-    public Builder concurrency(int threads) {
-      if (threads < 1 || threads > 256) {
-        throw new InvalidInputException("concurrency", "must be between 1 and 256");
-      }
-      this.concurrency = threads;
-      return this;
-    }
-
-    /**
      * The most tasks one tenant gets per turn. Default 1 (strict round-robin); more claims in fewer
      * statements and is less fair.
      *
@@ -562,10 +533,7 @@ public final class TenantWorkerPool implements AutoCloseable {
      * @return this builder
      */
     public Builder quantum(int tasks) {
-      if (tasks < 1 || tasks > 100) {
-        throw new InvalidInputException("quantum", "must be between 1 and 100");
-      }
-      this.quantum = tasks;
+      this.quantum = range("quantum", tasks, 1, 100);
       return this;
     }
 
@@ -578,52 +546,9 @@ public final class TenantWorkerPool implements AutoCloseable {
      */
     public Builder maxPerTenant(int tasks) {
       if (tasks < 1) {
-        throw new InvalidInputException("maxPerTenant", "must be at least 1");
+        throw new InvalidInputException("max_per_tenant", "must be at least 1, was " + tasks);
       }
       this.perTenant = tasks;
-      return this;
-    }
-
-    /**
-     * How long each lease lasts; extended every third of it while the handler runs. Default 30 s.
-     *
-     * @param lease at least 1 s
-     * @return this builder
-     */
-    public Builder lease(Duration lease) {
-      if (lease == null || lease.compareTo(Duration.ofSeconds(1)) < 0) {
-        throw new InvalidInputException("lease", "must be at least 1 s");
-      }
-      this.lease = lease;
-      return this;
-    }
-
-    /**
-     * How soon a tenant whose last claim found nothing (or that was refused) is asked again.
-     * Default 1 s.
-     *
-     * @param interval at least 10 ms
-     * @return this builder
-     */
-    public Builder pollInterval(Duration interval) {
-      if (interval == null || interval.toMillis() < 10) {
-        throw new InvalidInputException("pollInterval", "must be at least 10 ms");
-      }
-      this.pollInterval = interval;
-      return this;
-    }
-
-    /**
-     * How long {@link TenantWorkerPool#close()} waits for running handlers. Default 30 s.
-     *
-     * @param timeout zero or more
-     * @return this builder
-     */
-    public Builder shutdownTimeout(Duration timeout) {
-      if (timeout == null || timeout.isNegative()) {
-        throw new InvalidInputException("shutdownTimeout", "must be zero or more");
-      }
-      this.shutdownTimeout = timeout;
       return this;
     }
 
@@ -639,7 +564,9 @@ public final class TenantWorkerPool implements AutoCloseable {
         throw new InvalidInputException("domain", "required: the domain served in every tenant");
       }
       if (perTenant > concurrency) {
-        throw new InvalidInputException("maxPerTenant", "must not exceed the concurrency");
+        throw new InvalidInputException(
+            "max_per_tenant",
+            "must not exceed the concurrency (" + concurrency + "), was " + perTenant);
       }
       return new TenantWorkerPool(this).start();
     }

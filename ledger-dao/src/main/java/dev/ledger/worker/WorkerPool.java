@@ -6,7 +6,6 @@ import dev.ledger.Task;
 import dev.ledger.Validation;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -37,7 +36,7 @@ import org.slf4j.LoggerFactory;
  * pool.close();                                // stops claiming, waits, releases what is left
  * }</pre>
  *
- * <p>How it runs: one dispatcher thread claims with {@link Ledger#claimBatch} as many tasks as
+ * <p>How it runs: one dispatcher thread claims with {@link WorkerPort#claimTasks} as many tasks as
  * threads are free (at most {@link Builder#batchSize}), hands each to a worker thread, and waits
  * when the queue is empty (or every thread is busy and the prefetch queue full) until a wake-up: a
  * {@code NOTIFY} of the domain's channel (sent in the transaction that admits or releases a task,
@@ -51,14 +50,14 @@ import org.slf4j.LoggerFactory;
  * refuses it anyway).
  *
  * <p>Failures: a handler that throws or returns {@link Outcome#failed} has its error recorded with
- * {@link Ledger#fail}: the task is invalidated with the attempt, the time and the error, and a
+ * {@link WorkerPort#fail}: the task is invalidated with the attempt, the time and the error, and a
  * retry is filed from its root ({@code retries:<root>}) to run after {@link
  * RetryPolicy#delayAfter}, until the chain's maximum; then it is a dead letter ({@link
  * Ledger#deadLetters}). A claim that takes a task over from an expired lease (its worker died or
- * stalled: {@link Ledger#pickups}) records that attempt as failed, "lease expired", without running
- * the handler, so a task that keeps killing its workers ends as a dead letter too. Delayed tasks
- * (retries, and tasks filed with a {@code notBefore}) are admitted by the pool at their time
- * ({@link Ledger#admitDue}).
+ * stalled: {@link WorkerPort#pickups}) records that attempt as failed, "lease expired", without
+ * running the handler, so a task that keeps killing its workers ends as a dead letter too. Delayed
+ * tasks (retries, and tasks filed with a {@code notBefore}) are admitted by the pool at their time
+ * ({@link WorkerPort#admitDue}).
  *
  * <p>{@link #close()}: stops claiming, waits up to the shutdown timeout for running handlers, then
  * interrupts the rest and releases their leases, so no task stays claimed by a closed pool (unless
@@ -418,10 +417,10 @@ public final class WorkerPool implements AutoCloseable {
       int admitted = 0;
       List<String> ids;
       do {
-        ids = ledger.admitDue(domain, 1000);
+        ids = ledger.worker().admitDue(domain, 1000);
         admitted += ids.size();
       } while (ids.size() == 1000 && life == State.RUNNING);
-      Instant next = ledger.nextDue(domain).orElse(null);
+      Instant next = ledger.worker().nextDue(domain).orElse(null);
       synchronized (signal) {
         DomainState s = state.get(domain);
         s.nextDue = next;
@@ -622,35 +621,6 @@ public final class WorkerPool implements AutoCloseable {
     }
 
     /**
-     * What the pool's workers can do: a task is claimed only when its requirements are all in it.
-     *
-     * @param manifest the requirements met, not null
-     * @return this
-     */
-    public Builder manifest(Collection<String> manifest) {
-      if (manifest == null) {
-        throw new InvalidInputException("manifest", "must not be null (use an empty list)");
-      }
-      manifest.forEach(m -> Validation.required("manifest", m, Validation.MAX_NAME));
-      this.manifest = List.copyOf(manifest);
-      return this;
-    }
-
-    /**
-     * How many tasks run at once (worker threads); 4 by default.
-     *
-     * @param threads 1 to 1000
-     * @return this
-     */
-    public Builder concurrency(int threads) {
-      if (threads < 1 || threads > 1000) {
-        throw new InvalidInputException("concurrency", "must be 1 to 1000, was " + threads);
-      }
-      this.concurrency = threads;
-      return this;
-    }
-
-    /**
      * How many claimed tasks may wait for a thread, so the next claim overlaps the running handlers
      * (a bounded queue; their leases run from the claim). By default the concurrency; 0 claims only
      * for idle threads.
@@ -659,10 +629,7 @@ public final class WorkerPool implements AutoCloseable {
      * @return this
      */
     public Builder prefetch(int tasks) {
-      if (tasks < 0 || tasks > 1000) {
-        throw new InvalidInputException("prefetch", "must be 0 to 1000, was " + tasks);
-      }
-      this.prefetch = tasks;
+      this.prefetch = range("prefetch", tasks, 0, 1000);
       return this;
     }
 
@@ -673,56 +640,7 @@ public final class WorkerPool implements AutoCloseable {
      * @return this
      */
     public Builder batchSize(int max) {
-      if (max < 1 || max > 1000) {
-        throw new InvalidInputException("batch_size", "must be 1 to 1000, was " + max);
-      }
-      this.batchSize = max;
-      return this;
-    }
-
-    /**
-     * How long each lease lasts; the pool heartbeats every third of it. 30 s by default.
-     *
-     * @param lease 300 ms to {@link Validation#MAX_LEASE}
-     * @return this
-     */
-    public Builder lease(Duration lease) {
-      Validation.leaseDuration("lease", lease);
-      if (lease.toMillis() < 300) {
-        throw new InvalidInputException("lease", "must be at least 300 ms, was " + lease);
-      }
-      this.lease = lease;
-      return this;
-    }
-
-    /**
-     * How often the pool claims when no wake-up came (the fallback for lost notifications, and what
-     * finds tasks whose lease expired); 5 s by default.
-     *
-     * @param interval 10 ms to 1 hour
-     * @return this
-     */
-    public Builder pollInterval(Duration interval) {
-      if (interval == null
-          || interval.toMillis() < 10
-          || interval.compareTo(Duration.ofHours(1)) > 0) {
-        throw new InvalidInputException("poll_interval", "must be 10 ms to 1 hour");
-      }
-      this.pollInterval = interval;
-      return this;
-    }
-
-    /**
-     * How long {@link WorkerPool#close()} waits for running handlers; 30 s by default.
-     *
-     * @param timeout zero or more
-     * @return this
-     */
-    public Builder shutdownTimeout(Duration timeout) {
-      if (timeout == null || timeout.isNegative()) {
-        throw new InvalidInputException("shutdown_timeout", "must be zero or more");
-      }
-      this.shutdownTimeout = timeout;
+      this.batchSize = range("batch_size", max, 1, 1000);
       return this;
     }
 

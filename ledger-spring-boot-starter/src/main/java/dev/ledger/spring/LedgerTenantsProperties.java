@@ -287,7 +287,7 @@ public class LedgerTenantsProperties {
      */
     private boolean enabled = true;
 
-    /** Worker threads of each pool, shared by all tenants, 1 to 256. */
+    /** Worker threads of each pool, shared by all tenants, 1 to 1000. */
     private int concurrency = 4;
 
     /** The most tasks one tenant gets per turn (1: strict round-robin), 1 to 100. */
@@ -296,10 +296,12 @@ public class LedgerTenantsProperties {
     /** The most tasks of one tenant running at once; 0 for the concurrency. */
     private int maxPerTenant = 0;
 
-    /** How long each lease lasts; extended every third of it while a handler runs. */
+    /**
+     * How long each lease lasts, 300 ms to 7 days; extended every third of it while a handler runs.
+     */
     private Duration lease = Duration.ofSeconds(30);
 
-    /** How soon a tenant whose last claim found nothing is asked again. */
+    /** How soon a tenant whose last claim found nothing is asked again, 10 ms to 1 hour. */
     private Duration pollInterval = Duration.ofSeconds(1);
 
     /**
@@ -336,7 +338,7 @@ public class LedgerTenantsProperties {
     }
 
     /**
-     * @param concurrency worker threads
+     * @param concurrency worker threads, 1 to 1000
      */
     public void setConcurrency(int concurrency) {
       this.concurrency = concurrency;
@@ -350,7 +352,7 @@ public class LedgerTenantsProperties {
     }
 
     /**
-     * @param quantum tasks per tenant per turn
+     * @param quantum tasks per tenant per turn, 1 to 100
      */
     public void setQuantum(int quantum) {
       this.quantum = quantum;
@@ -378,7 +380,7 @@ public class LedgerTenantsProperties {
     }
 
     /**
-     * @param lease the lease
+     * @param lease the lease, 300 ms to 7 days
      */
     public void setLease(Duration lease) {
       this.lease = lease;
@@ -392,7 +394,7 @@ public class LedgerTenantsProperties {
     }
 
     /**
-     * @param pollInterval the poll interval
+     * @param pollInterval the poll interval, 10 ms to 1 hour
      */
     public void setPollInterval(Duration pollInterval) {
       this.pollInterval = pollInterval;

@@ -18,10 +18,10 @@ public class LedgerWorkerProperties {
   /** How many tasks run at once (worker threads), 1 to 1000. */
   private int concurrency = 4;
 
-  /** How long each lease lasts; the pool heartbeats every third of it. */
+  /** How long each lease lasts, 300 ms to 7 days; the pool heartbeats every third of it. */
   private Duration lease = Duration.ofSeconds(30);
 
-  /** How often the pool claims when no wake-up came. */
+  /** How often the pool claims when no wake-up came, 10 ms to 1 hour. */
   private Duration pollInterval = Duration.ofSeconds(5);
 
   /** How long shutdown waits for running handlers before it interrupts them. */
@@ -103,7 +103,7 @@ public class LedgerWorkerProperties {
   }
 
   /**
-   * @param lease 300 ms or more
+   * @param lease 300 ms to 7 days
    */
   public void setLease(Duration lease) {
     this.lease = lease;

@@ -2,6 +2,7 @@ package dev.ledger.app.task;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.ledger.Claimer;
 import dev.ledger.DomainInfo;
 import dev.ledger.Label;
 import dev.ledger.Lease;
@@ -164,12 +165,16 @@ public final class DemoCommand implements java.util.concurrent.Callable<Integer>
       workers.add(
           pool.submit(
               () -> {
+                Claimer claimer =
+                    Claimer.of(name)
+                        .lease(Duration.ofSeconds(30))
+                        .manifest(manifest)
+                        .handling(level);
                 int idle = 0;
                 while (idle < 40) {
                   boolean worked = false;
                   for (String domain : List.of(payments, docs, ops)) {
-                    Optional<Lease> lease =
-                        ledger.claimNext(domain, name, Duration.ofSeconds(30), manifest, level);
+                    Optional<Lease> lease = ledger.claimNext(domain, claimer);
                     if (lease.isPresent()) {
                       ledger.complete(lease.get(), "done by " + name);
                       done.get(name).incrementAndGet();
@@ -233,7 +238,7 @@ public final class DemoCommand implements java.util.concurrent.Callable<Integer>
     step(out, "replaying every event into a fresh projection");
     List<Object> before = snapshot(ledger, List.of(payments, docs, ops));
     long t0 = System.nanoTime();
-    long events = ledger.rebuild();
+    long events = ledger.replay();
     long replayMs = (System.nanoTime() - t0) / 1_000_000;
     List<Object> after = snapshot(ledger, List.of(payments, docs, ops));
     out.println(

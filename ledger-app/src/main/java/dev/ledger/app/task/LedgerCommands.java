@@ -216,7 +216,7 @@ public final class LedgerCommands {
   @Command(
       name = "replay",
       mixinStandardHelpOptions = true,
-      description = "Rebuild the projection of every domain from its events.",
+      description = "Replay every domain's events into a fresh projection.",
       footer = {
         "",
         "Example:",
@@ -226,7 +226,7 @@ public final class LedgerCommands {
     @Override
     protected int run(Ledger ledger, PrintWriter out) {
       long start = System.nanoTime();
-      long events = ledger.rebuild();
+      long events = ledger.replay();
       long ms = (System.nanoTime() - start) / 1_000_000;
       if (json) {
         Output.json(out, Output.object().put("events", events).put("ms", ms));

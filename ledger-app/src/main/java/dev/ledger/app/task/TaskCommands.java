@@ -1,6 +1,7 @@
 package dev.ledger.app.task;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.ledger.Claimer;
 import dev.ledger.Label;
 import dev.ledger.Lease;
 import dev.ledger.Ledger;
@@ -237,7 +238,9 @@ public final class TaskCommands {
 
     @Override
     protected int run(Ledger ledger, PrintWriter out) {
-      Optional<Lease> claimed = ledger.claimNext(domain, holder, lease, can, handling);
+      Optional<Lease> claimed =
+          ledger.claimNext(
+              domain, Claimer.of(holder).lease(lease).manifest(can).handling(handling));
       if (claimed.isEmpty()) {
         NothingToClaim why = NothingToClaim.explain(ledger, domain, can, handling, Instant.now());
         if (json) {
