@@ -1,7 +1,6 @@
 package dev.ledger;
 
 import dev.ledger.append.BatchFiling;
-import dev.ledger.append.EventLog;
 import dev.ledger.append.Failures;
 import dev.ledger.append.Filing;
 import dev.ledger.append.PromotionRecording;
@@ -9,12 +8,13 @@ import dev.ledger.append.Transitions;
 import dev.ledger.claim.BatchCompletion;
 import dev.ledger.claim.Claims;
 import dev.ledger.claim.Leases;
+import dev.ledger.event.EventLog;
+import dev.ledger.kernel.Engine;
+import dev.ledger.kernel.Tx;
 import dev.ledger.read.Reads;
 import dev.ledger.read.WorkerReads;
 import dev.ledger.replay.Rebuild;
 import dev.ledger.scrub.Scrubs;
-import dev.ledger.tx.Engine;
-import dev.ledger.tx.Tx;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
@@ -454,7 +454,7 @@ public abstract class LedgerOperations {
    * {@code blocked} flags), all domains in one transaction: a failure anywhere leaves every old
    * projection as it was. Per domain, the old rows are deleted, the events are streamed in sequence
    * order ({@code COPY TO STDOUT}, payloads read by a streaming JSON parser) and folded in memory
-   * with the same {@link dev.ledger.internal.Projection} the live operations use, and the rows are
+   * with the same {@link dev.ledger.event.Projection} the live operations use, and the rows are
    * written with {@code COPY ... FROM STDIN}. Until it commits, readers see the old projection.
    * Holds one domain's task rows in memory at a time. Ports {@code rebuild}.
    *

@@ -3,7 +3,7 @@ package dev.ledger;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.ledger.internal.Event;
+import dev.ledger.event.Event;
 import java.time.Instant;
 import java.util.List;
 import org.junit.jupiter.api.Test;

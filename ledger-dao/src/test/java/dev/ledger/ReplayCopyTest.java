@@ -3,7 +3,7 @@ package dev.ledger;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.ledger.internal.Event;
+import dev.ledger.event.Event;
 import dev.ledger.schema.DomainSchemas;
 import dev.ledger.testing.Fixtures;
 import dev.ledger.testing.PostgresExtension;

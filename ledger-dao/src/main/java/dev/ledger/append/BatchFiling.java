@@ -10,10 +10,10 @@ import dev.ledger.Validation;
 import dev.ledger.codegen.convert.JsonConverter;
 import dev.ledger.codegen.convert.StringListConverter;
 import dev.ledger.codegen.db.ledger_template.tables.records.TasksRecord;
-import dev.ledger.internal.Event;
-import dev.ledger.internal.Projection;
-import dev.ledger.tx.Engine;
-import dev.ledger.tx.Tx;
+import dev.ledger.event.Event;
+import dev.ledger.event.Projection;
+import dev.ledger.kernel.Engine;
+import dev.ledger.kernel.Tx;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -85,7 +85,7 @@ public final class BatchFiling {
     checkDependencies(tx.directory(), deps);
     DSLContext ctx = tx.forSchema(engine.schemaForWrite(tx, domain));
     // the domain's lock, as every filing takes it (the reference's ensure_domain), held to commit
-    dev.ledger.internal.Directory.lockDomain(ctx, domain);
+    dev.ledger.kernel.Directory.lockDomain(ctx, domain);
     try {
       return tx.savepoint(() -> fileIn(ctx, specs));
     } catch (DataAccessException e) {

@@ -1,14 +1,15 @@
 package dev.ledger.append;
 
-import static dev.ledger.append.EventLog.wrong;
+import static dev.ledger.event.EventLog.wrong;
 
 import dev.ledger.InvalidInputException;
 import dev.ledger.Status;
 import dev.ledger.Validation;
 import dev.ledger.codegen.db.ledger_template.tables.records.TasksRecord;
-import dev.ledger.internal.Event;
-import dev.ledger.tx.Engine;
-import dev.ledger.tx.Tx;
+import dev.ledger.event.Event;
+import dev.ledger.event.EventLog;
+import dev.ledger.kernel.Engine;
+import dev.ledger.kernel.Tx;
 
 /**
  * The transitions of a task by id that need no lease: admit, invalidate, post and rescore. Each

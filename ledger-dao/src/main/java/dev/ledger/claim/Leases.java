@@ -5,12 +5,12 @@ import dev.ledger.Lease;
 import dev.ledger.LeaseLostException;
 import dev.ledger.Status;
 import dev.ledger.Validation;
-import dev.ledger.append.EventLog;
 import dev.ledger.append.Transitions;
 import dev.ledger.codegen.db.ledger_template.tables.records.TasksRecord;
-import dev.ledger.internal.Event;
-import dev.ledger.tx.Engine;
-import dev.ledger.tx.Tx;
+import dev.ledger.event.Event;
+import dev.ledger.event.EventLog;
+import dev.ledger.kernel.Engine;
+import dev.ledger.kernel.Tx;
 import java.time.Duration;
 import java.time.Instant;
 

@@ -10,7 +10,7 @@ import static org.jooq.impl.DSL.table;
 
 import dev.ledger.codegen.db.ledger_template.tables.Events;
 import dev.ledger.codegen.db.ledger_template.tables.Tasks;
-import dev.ledger.internal.ClaimIndex;
+import dev.ledger.replay.ClaimIndex;
 import dev.ledger.schema.DomainSchemas;
 import dev.ledger.schema.RenderMappedDsl;
 import java.sql.Connection;

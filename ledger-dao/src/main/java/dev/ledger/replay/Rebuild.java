@@ -1,10 +1,8 @@
 package dev.ledger.replay;
 
-import dev.ledger.internal.ClaimIndex;
-import dev.ledger.internal.Replay;
+import dev.ledger.kernel.Engine;
+import dev.ledger.kernel.Tx;
 import dev.ledger.read.Reads;
-import dev.ledger.tx.Engine;
-import dev.ledger.tx.Tx;
 import java.util.List;
 
 /**

@@ -1,4 +1,4 @@
-package dev.ledger.internal;
+package dev.ledger.replay;
 
 import static dev.ledger.codegen.db.ledger_directory.Tables.LEDGER_DEPENDENCIES;
 import static dev.ledger.codegen.db.ledger_directory.Tables.LEDGER_TASKS;

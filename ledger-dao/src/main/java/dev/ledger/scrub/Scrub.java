@@ -1,4 +1,4 @@
-package dev.ledger.internal;
+package dev.ledger.scrub;
 
 import static dev.ledger.codegen.db.ledger_template.Tables.EVENTS;
 import static dev.ledger.codegen.db.ledger_template.Tables.PROMOTIONS;
@@ -18,7 +18,7 @@ import org.jooq.DSLContext;
  * never edited as strings. Ports the reference's {@code scrub_promotions_in}, {@code redact_task},
  * {@code scrub_payload} and {@code redact_event}. Callers hold the domain's lock and a transaction.
  */
-public final class Scrub {
+final class Scrub {
 
   private Scrub() {}
 
@@ -30,7 +30,7 @@ public final class Scrub {
    * @param entry the entry
    * @return how many records of the entry hold no why now
    */
-  public static int promotions(DSLContext tx, String domain, String entry) {
+  static int promotions(DSLContext tx, String domain, String entry) {
     for (EventsRecord e :
         tx.selectFrom(EVENTS)
             .where(EVENTS.TASK_ID.eq("promotion:" + entry))
@@ -75,7 +75,7 @@ public final class Scrub {
    * @param row the task's row, locked; updated in place
    * @param redaction what to write instead
    */
-  public static void redactTask(DSLContext tx, TasksRecord row, Redaction redaction) {
+  static void redactTask(DSLContext tx, TasksRecord row, Redaction redaction) {
     for (EventsRecord e :
         tx.selectFrom(EVENTS)
             .where(EVENTS.TASK_ID.eq(row.getId()))

@@ -1,4 +1,4 @@
-package dev.ledger.internal;
+package dev.ledger.scrub;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

@@ -1,4 +1,4 @@
-package dev.ledger.internal;
+package dev.ledger.event;
 
 import dev.ledger.PromotionSpec;
 import dev.ledger.Status;

@@ -1,4 +1,4 @@
-package dev.ledger.internal;
+package dev.ledger.replay;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
@@ -8,6 +8,7 @@ import dev.ledger.PromotionSpec;
 import dev.ledger.TaskSpec;
 import dev.ledger.codegen.convert.JsonConverter;
 import dev.ledger.codegen.convert.Rfc3339;
+import dev.ledger.event.Event;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;

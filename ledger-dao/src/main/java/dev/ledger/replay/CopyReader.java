@@ -1,4 +1,4 @@
-package dev.ledger.internal;
+package dev.ledger.replay;
 
 import java.io.BufferedInputStream;
 import java.io.DataInputStream;

@@ -1,4 +1,4 @@
-package dev.ledger.append;
+package dev.ledger.event;
 
 import static dev.ledger.codegen.db.ledger_directory.Tables.LEDGER_TASKS;
 import static dev.ledger.codegen.db.ledger_template.Tables.EVENTS;
@@ -9,12 +9,10 @@ import dev.ledger.Status;
 import dev.ledger.TaskNotFoundException;
 import dev.ledger.WrongStateException;
 import dev.ledger.codegen.db.ledger_template.tables.records.TasksRecord;
-import dev.ledger.internal.Event;
-import dev.ledger.internal.Projection;
-import dev.ledger.internal.RenderedStatement;
-import dev.ledger.internal.RenderedStatement.Slot;
-import dev.ledger.tx.Engine;
-import dev.ledger.tx.Tx;
+import dev.ledger.kernel.Engine;
+import dev.ledger.kernel.RenderedStatement;
+import dev.ledger.kernel.RenderedStatement.Slot;
+import dev.ledger.kernel.Tx;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -1,4 +1,4 @@
-package dev.ledger.internal;
+package dev.ledger.kernel;
 
 import static dev.ledger.codegen.db.ledger_directory.Tables.LEDGER_DOMAINS;
 import static dev.ledger.codegen.db.ledger_directory.Tables.LEDGER_SCHEMA_STATE;

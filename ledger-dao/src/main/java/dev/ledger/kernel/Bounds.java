@@ -1,4 +1,4 @@
-package dev.ledger.tx;
+package dev.ledger.kernel;
 
 import dev.ledger.Timeouts;
 import java.sql.Connection;

@@ -1,4 +1,4 @@
-package dev.ledger.internal;
+package dev.ledger.kernel;
 
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

@@ -1,4 +1,4 @@
-package dev.ledger.internal;
+package dev.ledger.event;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;

@@ -1,4 +1,4 @@
-package dev.ledger.internal;
+package dev.ledger.replay;
 
 import java.sql.Connection;
 import java.sql.SQLException;

@@ -1,11 +1,9 @@
-package dev.ledger.tx;
+package dev.ledger.kernel;
 
 import dev.ledger.LedgerConfig;
 import dev.ledger.LedgerException;
 import dev.ledger.LedgerStorageException;
 import dev.ledger.TaskNotFoundException;
-import dev.ledger.internal.Directory;
-import dev.ledger.internal.RenderedStatement;
 import dev.ledger.schema.RenderMappedDsl;
 import java.sql.Connection;
 import java.sql.SQLException;

@@ -1,4 +1,4 @@
-package dev.ledger.internal;
+package dev.ledger.kernel;
 
 import dev.ledger.Label;
 import dev.ledger.Promotion;

@@ -1,4 +1,4 @@
-package dev.ledger.internal;
+package dev.ledger.replay;
 
 import static dev.ledger.codegen.db.ledger_directory.Tables.LEDGER_TASKS;
 import static dev.ledger.codegen.db.ledger_template.Tables.EVENTS;
@@ -10,6 +10,9 @@ import dev.ledger.Status;
 import dev.ledger.codegen.db.ledger_directory.tables.records.LedgerTasksRecord;
 import dev.ledger.codegen.db.ledger_template.tables.records.PromotionsRecord;
 import dev.ledger.codegen.db.ledger_template.tables.records.TasksRecord;
+import dev.ledger.event.Event;
+import dev.ledger.event.Projection;
+import dev.ledger.kernel.Directory;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -32,7 +35,7 @@ import org.jooq.impl.DSL;
  * long events = Replay.domain(txMappedToSchema, "acme", "ledger_acme_822b33ad");
  * }</pre>
  */
-public final class Replay {
+final class Replay {
 
   /** The converter of {@code events.at}: RFC 3339 text to {@link Instant}. */
   @SuppressWarnings("unchecked")
@@ -54,7 +57,7 @@ public final class Replay {
    * @throws IllegalArgumentException when a stored time is not RFC 3339, or a row cannot be written
    *     ({@link CopyWriter#copy})
    */
-  public static long domain(DSLContext tx, String domain, String schema) {
+  static long domain(DSLContext tx, String domain, String schema) {
     tx.deleteFrom(TASKS).execute();
     tx.deleteFrom(PROMOTIONS).execute();
     ClaimIndex.forgetDomain(tx, domain);
@@ -125,7 +128,7 @@ public final class Replay {
    * @param tx a context in the replay's transaction
    * @param domains every domain to replay, sorted (the order every multi-domain locker uses)
    */
-  public static void begin(DSLContext tx, List<String> domains) {
+  static void begin(DSLContext tx, List<String> domains) {
     for (String domain : domains) {
       Directory.lockDomain(tx, domain);
     }
@@ -138,7 +141,7 @@ public final class Replay {
    *
    * @param tx a context in the replay's transaction
    */
-  public static void finish(DSLContext tx) {
+  static void finish(DSLContext tx) {
     replaySetting(tx, "off");
   }
 

@@ -1,4 +1,4 @@
-package dev.ledger.internal;
+package dev.ledger.replay;
 
 import static dev.ledger.codegen.db.ledger_template.Tables.TASKS;
 import static org.assertj.core.api.Assertions.assertThat;

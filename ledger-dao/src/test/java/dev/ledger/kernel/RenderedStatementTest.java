@@ -1,11 +1,11 @@
-package dev.ledger.internal;
+package dev.ledger.kernel;
 
 import static dev.ledger.codegen.db.ledger_template.Tables.TASKS;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ledger.codegen.db.ledger_template.tables.records.TasksRecord;
-import dev.ledger.internal.RenderedStatement.Slot;
+import dev.ledger.kernel.RenderedStatement.Slot;
 import dev.ledger.schema.DomainSchemas;
 import dev.ledger.schema.LedgerMigrations;
 import dev.ledger.schema.RenderMappedDsl;

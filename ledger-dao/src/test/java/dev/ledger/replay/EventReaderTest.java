@@ -1,4 +1,4 @@
-package dev.ledger.internal;
+package dev.ledger.replay;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.ledger.Label;
 import dev.ledger.PromotionSpec;
 import dev.ledger.TaskSpec;
+import dev.ledger.event.Event;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -1,4 +1,4 @@
-package dev.ledger.tx;
+package dev.ledger.kernel;
 
 import dev.ledger.schema.RenderMappedDsl;
 import java.sql.Connection;

@@ -1,4 +1,4 @@
-package dev.ledger.tx;
+package dev.ledger.kernel;
 
 import dev.ledger.LedgerStorageException;
 import dev.ledger.LedgerTimeoutException;
