@@ -238,7 +238,7 @@ class ReplayCopyTest {
                     + DomainSchemas.schemaName(domain)
                     + "\".events (task_id, kind, at, payload) VALUES (?, ?, ?, ?) RETURNING seq")) {
       ps.setString(1, taskId);
-      ps.setString(2, e.kind());
+      ps.setString(2, e.kind().wire());
       ps.setString(3, "2026-11-30T00:00:00.000000Z");
       ps.setString(4, e.payload().toString());
       try (var rs = ps.executeQuery()) {

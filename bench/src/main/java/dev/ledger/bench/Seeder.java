@@ -192,7 +192,7 @@ final class Seeder implements AutoCloseable {
   }
 
   private void event(String id, Instant at, Event e) {
-    csv(events, id, e.kind(), Rfc3339.format(at), e.payload().toString());
+    csv(events, id, e.kind().wire(), Rfc3339.format(at), e.payload().toString());
   }
 
   @SuppressWarnings("unchecked")

@@ -153,14 +153,14 @@ public final class BatchFiling {
       ids.add(id);
       Event.Created created = new Event.Created(id, s);
       eventTasks.add(id);
-      eventKinds.add(created.kind());
+      eventKinds.add(created.kind().wire());
       eventPayloads.add(JSON.to(created.payload()));
       TasksRecord row = Projection.created(id, now, s);
       boolean delayed = s.notBefore() != null && s.notBefore().isAfter(now);
       if (!delayed) {
         Event.Admitted admitted = new Event.Admitted();
         eventTasks.add(id);
-        eventKinds.add(admitted.kind());
+        eventKinds.add(admitted.kind().wire());
         eventPayloads.add(JSON.to(admitted.payload()));
         Projection.apply(row, admitted);
       }

@@ -14,6 +14,7 @@ import dev.ledger.codegen.convert.JsonConverter;
 import dev.ledger.codegen.db.ledger_directory.tables.LedgerTasks;
 import dev.ledger.codegen.db.ledger_template.tables.Tasks;
 import dev.ledger.event.Event;
+import dev.ledger.event.EventKind;
 import dev.ledger.kernel.Engine;
 import dev.ledger.kernel.RenderedStatement;
 import dev.ledger.kernel.RenderedStatement.Slot;
@@ -364,7 +365,7 @@ public final class BatchCompletion {
                               .select(
                                   DSL.select(
                                           doneId,
-                                          DSL.inline(new Event.Completed(null).kind()),
+                                          DSL.inline(EventKind.COMPLETED.wire()),
                                           AT.field(),
                                           DSL.field(
                                               DSL.name("input", "payload"),
@@ -487,7 +488,7 @@ public final class BatchCompletion {
                               .select(
                                   DSL.select(
                                           doneId,
-                                          DSL.inline(new Event.Completed(null).kind()),
+                                          DSL.inline(EventKind.COMPLETED.wire()),
                                           AT.field(),
                                           DSL.field(
                                               DSL.name("input", "payload"),

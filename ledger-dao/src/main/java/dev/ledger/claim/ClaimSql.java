@@ -10,7 +10,7 @@ import dev.ledger.Label;
 import dev.ledger.Status;
 import dev.ledger.codegen.db.ledger_template.tables.Tasks;
 import dev.ledger.codegen.db.ledger_template.tables.records.TasksRecord;
-import dev.ledger.event.Event;
+import dev.ledger.event.EventKind;
 import dev.ledger.kernel.RenderedStatement;
 import dev.ledger.kernel.RenderedStatement.Slot;
 import java.time.Instant;
@@ -218,7 +218,7 @@ public final class ClaimSql {
                               .select(
                                   DSL.select(
                                           claimed.field(TASKS.ID),
-                                          DSL.inline(new Event.Claimed("", Instant.EPOCH).kind()),
+                                          DSL.inline(EventKind.CLAIMED.wire()),
                                           NOW.field(),
                                           PAYLOAD.field())
                                       .from(claimed)

@@ -24,11 +24,11 @@ public sealed interface Event {
   JsonNodeFactory JSON = JsonNodeFactory.instance;
 
   /**
-   * The kind, as stored in {@code events.kind}.
+   * The kind; its wire name ({@link EventKind#wire()}) is what {@code events.kind} stores.
    *
-   * @return e.g. {@code handoff_left}
+   * @return e.g. {@link EventKind#HANDOFF_LEFT}
    */
-  String kind();
+  EventKind kind();
 
   /**
    * The payload, as stored in {@code events.payload}.
@@ -40,8 +40,8 @@ public sealed interface Event {
   /** {@code created}: {@code {"id", "spec": {...}}}. */
   record Created(String id, TaskSpec spec) implements Event {
     @Override
-    public String kind() {
-      return "created";
+    public EventKind kind() {
+      return EventKind.CREATED;
     }
 
     @Override
@@ -74,8 +74,8 @@ public sealed interface Event {
   /** {@code admitted}: {@code {}}. */
   record Admitted() implements Event {
     @Override
-    public String kind() {
-      return "admitted";
+    public EventKind kind() {
+      return EventKind.ADMITTED;
     }
 
     @Override
@@ -87,8 +87,8 @@ public sealed interface Event {
   /** {@code claimed}: {@code {"holder", "until"}}. */
   record Claimed(String holder, Instant until) implements Event {
     @Override
-    public String kind() {
-      return "claimed";
+    public EventKind kind() {
+      return EventKind.CLAIMED;
     }
 
     @Override
@@ -103,8 +103,8 @@ public sealed interface Event {
   /** {@code heartbeat}: {@code {"until"}}. */
   record Heartbeat(Instant until) implements Event {
     @Override
-    public String kind() {
-      return "heartbeat";
+    public EventKind kind() {
+      return EventKind.HEARTBEAT;
     }
 
     @Override
@@ -116,8 +116,8 @@ public sealed interface Event {
   /** {@code handoff_left}: {@code {"handoff"}}. */
   record HandoffLeft(String handoff) implements Event {
     @Override
-    public String kind() {
-      return "handoff_left";
+    public EventKind kind() {
+      return EventKind.HANDOFF_LEFT;
     }
 
     @Override
@@ -129,8 +129,8 @@ public sealed interface Event {
   /** {@code released}: {@code {}}. */
   record Released() implements Event {
     @Override
-    public String kind() {
-      return "released";
+    public EventKind kind() {
+      return EventKind.RELEASED;
     }
 
     @Override
@@ -142,8 +142,8 @@ public sealed interface Event {
   /** {@code completed}: {@code {"handoff"}}, the handoff may be null. */
   record Completed(String handoff) implements Event {
     @Override
-    public String kind() {
-      return "completed";
+    public EventKind kind() {
+      return EventKind.COMPLETED;
     }
 
     @Override
@@ -155,8 +155,8 @@ public sealed interface Event {
   /** {@code invalidated}: {@code {"reason", "superseded_by"}}, superseded_by may be null. */
   record Invalidated(String reason, String supersededBy) implements Event {
     @Override
-    public String kind() {
-      return "invalidated";
+    public EventKind kind() {
+      return EventKind.INVALIDATED;
     }
 
     @Override
@@ -171,8 +171,8 @@ public sealed interface Event {
   /** {@code posted}: {@code {"to"}}. */
   record Posted(String to) implements Event {
     @Override
-    public String kind() {
-      return "posted";
+    public EventKind kind() {
+      return EventKind.POSTED;
     }
 
     @Override
@@ -184,8 +184,8 @@ public sealed interface Event {
   /** {@code rescored}: {@code {"priority", "why"}}. */
   record Rescored(long priority, String why) implements Event {
     @Override
-    public String kind() {
-      return "rescored";
+    public EventKind kind() {
+      return EventKind.RESCORED;
     }
 
     @Override
@@ -200,8 +200,8 @@ public sealed interface Event {
   /** {@code promoted}: {@code {"spec": {...}, "why_erased"}}. */
   record Promoted(PromotionSpec spec, boolean whyErased) implements Event {
     @Override
-    public String kind() {
-      return "promoted";
+    public EventKind kind() {
+      return EventKind.PROMOTED;
     }
 
     @Override
@@ -234,8 +234,11 @@ public sealed interface Event {
    */
   static Event parse(String taskId, String kind, JsonNode p) {
     try {
-      return switch (kind) {
-        case "created" -> {
+      EventKind k =
+          EventKind.find(kind)
+              .orElseThrow(() -> new IllegalArgumentException("unknown event kind"));
+      return switch (k) {
+        case CREATED -> {
           JsonNode s = p.required("spec");
           yield new Created(
               p.required("id").asText(),
@@ -253,16 +256,16 @@ public sealed interface Event {
                   s.hasNonNull("not_before") ? Rfc3339.parse(text(s, "not_before")) : null,
                   s.hasNonNull("max_attempts") ? s.get("max_attempts").asInt() : 0));
         }
-        case "admitted" -> new Admitted();
-        case "claimed" -> new Claimed(text(p, "holder"), Rfc3339.parse(text(p, "until")));
-        case "heartbeat" -> new Heartbeat(Rfc3339.parse(text(p, "until")));
-        case "handoff_left" -> new HandoffLeft(text(p, "handoff"));
-        case "released" -> new Released();
-        case "completed" -> new Completed(nullable(p, "handoff"));
-        case "invalidated" -> new Invalidated(text(p, "reason"), nullable(p, "superseded_by"));
-        case "posted" -> new Posted(text(p, "to"));
-        case "rescored" -> new Rescored(p.required("priority").asLong(), text(p, "why"));
-        case "promoted" -> {
+        case ADMITTED -> new Admitted();
+        case CLAIMED -> new Claimed(text(p, "holder"), Rfc3339.parse(text(p, "until")));
+        case HEARTBEAT -> new Heartbeat(Rfc3339.parse(text(p, "until")));
+        case HANDOFF_LEFT -> new HandoffLeft(text(p, "handoff"));
+        case RELEASED -> new Released();
+        case COMPLETED -> new Completed(nullable(p, "handoff"));
+        case INVALIDATED -> new Invalidated(text(p, "reason"), nullable(p, "superseded_by"));
+        case POSTED -> new Posted(text(p, "to"));
+        case RESCORED -> new Rescored(p.required("priority").asLong(), text(p, "why"));
+        case PROMOTED -> {
           JsonNode s = p.required("spec");
           JsonNode erased = p.get("why_erased");
           yield new Promoted(
@@ -279,7 +282,6 @@ public sealed interface Event {
                   s.hasNonNull("new_digest") ? s.get("new_digest").asText() : ""),
               erased != null && erased.asBoolean(false));
         }
-        default -> throw new IllegalArgumentException("unknown event kind");
       };
     } catch (IllegalArgumentException e) {
       throw new LedgerException(

@@ -134,7 +134,7 @@ public final class EventLog {
                     .set(EVENTS.AT, EVENT_AT.field())
                     .set(EVENTS.PAYLOAD, EVENT_PAYLOAD.field()),
             List.of(EVENT_TASK, EVENT_KIND, EVENT_AT, EVENT_PAYLOAD))
-        .execute(tx, taskId, event.kind(), at, event.payload());
+        .execute(tx, taskId, event.kind().wire(), at, event.payload());
   }
 
   /**
@@ -170,10 +170,16 @@ public final class EventLog {
                               .orderBy(ids.field("n")));
                 },
                 List.of(EVENT_TASKS, EVENT_KIND, EVENT_AT, EVENT_PAYLOAD))
-            .execute(tx, taskIds, event.kind(), at, event.payload());
+            .execute(tx, taskIds, event.kind().wire(), at, event.payload());
     if (n != taskIds.length) {
       throw new IllegalStateException(
-          "appending " + event.kind() + " to " + taskIds.length + " tasks wrote " + n + " events");
+          "appending "
+              + event.kind().wire()
+              + " to "
+              + taskIds.length
+              + " tasks wrote "
+              + n
+              + " events");
     }
   }
 

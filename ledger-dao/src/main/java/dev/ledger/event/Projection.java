@@ -77,40 +77,43 @@ public final class Projection {
 
   /**
    * Applies an event of an existing task to its row, in place. {@code created} and {@code promoted}
-   * events make rows instead ({@link #created}, {@link #promoted}).
+   * events make rows instead ({@link #created}, {@link #promoted}). One exhaustive {@code switch}
+   * over {@link EventKind}: a new kind fails to compile here until its projection is written.
    *
    * @param row the task's row, changed in place
    * @param event any event but {@code created} and {@code promoted}
+   * @return {@code row}
    * @throws IllegalArgumentException for {@code created} or {@code promoted}
    */
-  public static void apply(TasksRecord row, Event event) {
-    if (event instanceof Event.Admitted) {
-      row.setStatus(Status.ADMITTED.wire());
-    } else if (event instanceof Event.Claimed c) {
-      row.setStatus(Status.CLAIMED.wire())
-          .setHolder(c.holder())
-          .setLeaseUntil(c.until())
-          .setAttempts(row.getAttempts() + 1);
-    } else if (event instanceof Event.Heartbeat h) {
-      row.setLeaseUntil(h.until());
-    } else if (event instanceof Event.Released) {
-      row.setStatus(Status.ADMITTED.wire()).setHolder(null).setLeaseUntil(null);
-    } else if (event instanceof Event.HandoffLeft h) {
-      row.setHandoff(h.handoff());
-    } else if (event instanceof Event.Completed c) {
-      row.setStatus(Status.COMPLETED.wire()).setHandoff(c.handoff()).setLeaseUntil(null);
-    } else if (event instanceof Event.Invalidated i) {
-      row.setStatus(Status.INVALIDATED.wire())
-          .setReason(i.reason())
-          .setSupersededBy(i.supersededBy())
-          .setLeaseUntil(null);
-    } else if (event instanceof Event.Posted p) {
-      row.setPostedTo(p.to());
-    } else if (event instanceof Event.Rescored r) {
-      row.setPriority(r.priority());
-    } else {
-      throw new IllegalArgumentException(
-          "a " + event.kind() + " event makes a row; it does not change one");
-    }
+  public static TasksRecord apply(TasksRecord row, Event event) {
+    return switch (event.kind()) {
+      case ADMITTED -> row.setStatus(Status.ADMITTED.wire());
+      case CLAIMED -> {
+        Event.Claimed c = (Event.Claimed) event;
+        yield row.setStatus(Status.CLAIMED.wire())
+            .setHolder(c.holder())
+            .setLeaseUntil(c.until())
+            .setAttempts(row.getAttempts() + 1);
+      }
+      case HEARTBEAT -> row.setLeaseUntil(((Event.Heartbeat) event).until());
+      case RELEASED -> row.setStatus(Status.ADMITTED.wire()).setHolder(null).setLeaseUntil(null);
+      case HANDOFF_LEFT -> row.setHandoff(((Event.HandoffLeft) event).handoff());
+      case COMPLETED ->
+          row.setStatus(Status.COMPLETED.wire())
+              .setHandoff(((Event.Completed) event).handoff())
+              .setLeaseUntil(null);
+      case INVALIDATED -> {
+        Event.Invalidated i = (Event.Invalidated) event;
+        yield row.setStatus(Status.INVALIDATED.wire())
+            .setReason(i.reason())
+            .setSupersededBy(i.supersededBy())
+            .setLeaseUntil(null);
+      }
+      case POSTED -> row.setPostedTo(((Event.Posted) event).to());
+      case RESCORED -> row.setPriority(((Event.Rescored) event).priority());
+      case CREATED, PROMOTED ->
+          throw new IllegalArgumentException(
+              "a " + event.kind().wire() + " event makes a row; it does not change one");
+    };
   }
 }

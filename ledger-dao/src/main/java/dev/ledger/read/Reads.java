@@ -15,6 +15,7 @@ import dev.ledger.Validation;
 import dev.ledger.append.Filing;
 import dev.ledger.codegen.convert.StringListConverter;
 import dev.ledger.codegen.db.ledger_template.tables.records.TasksRecord;
+import dev.ledger.event.EventKind;
 import dev.ledger.kernel.Directory;
 import dev.ledger.kernel.Engine;
 import dev.ledger.kernel.Rows;
@@ -192,7 +193,7 @@ public final class Reads {
         .select(EVENTS.PAYLOAD)
         .from(EVENTS)
         .where(EVENTS.TASK_ID.eq(id))
-        .and(EVENTS.KIND.eq("created"))
+        .and(EVENTS.KIND.eq(EventKind.CREATED.wire()))
         .orderBy(EVENTS.SEQ)
         .limit(1)
         .fetchOptional(EVENTS.PAYLOAD)

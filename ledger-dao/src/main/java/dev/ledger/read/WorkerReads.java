@@ -11,6 +11,7 @@ import dev.ledger.Task;
 import dev.ledger.Validation;
 import dev.ledger.codegen.convert.Rfc3339;
 import dev.ledger.codegen.db.ledger_template.tables.Tasks;
+import dev.ledger.event.EventKind;
 import dev.ledger.kernel.Engine;
 import dev.ledger.kernel.Rows;
 import dev.ledger.kernel.Tx;
@@ -32,10 +33,6 @@ import org.jooq.impl.DSL;
  * next delayed task's time, a domain's dead letters and its counts by status. Thread-safe.
  */
 public final class WorkerReads {
-
-  private static final String ADMITTED = "admitted";
-  private static final String RELEASED = "released";
-  private static final String CLAIMED = "claimed";
 
   private final Engine engine;
 
@@ -110,7 +107,11 @@ public final class WorkerReads {
         .select(EVENTS.TASK_ID, EVENTS.KIND, EVENTS.AT, EVENTS.PAYLOAD)
         .from(EVENTS)
         .where(EVENTS.TASK_ID.in(ids))
-        .and(EVENTS.KIND.in(DSL.inline(ADMITTED), DSL.inline(RELEASED), DSL.inline(CLAIMED)))
+        .and(
+            EVENTS.KIND.in(
+                DSL.inline(EventKind.ADMITTED.wire()),
+                DSL.inline(EventKind.RELEASED.wire()),
+                DSL.inline(EventKind.CLAIMED.wire())))
         .orderBy(EVENTS.TASK_ID, EVENTS.SEQ)
         .fetch()
         .forEach(r -> byTask.computeIfAbsent(r.value1(), k -> new ArrayList<>()).add(r));
@@ -119,7 +120,7 @@ public final class WorkerReads {
         (id, events) -> {
           int current = -1;
           for (int i = 0; i < events.size(); i++) {
-            if (CLAIMED.equals(events.get(i).value2())) {
+            if (EventKind.CLAIMED.wire().equals(events.get(i).value2())) {
               current = i;
             }
           }
@@ -132,7 +133,7 @@ public final class WorkerReads {
           boolean held = false;
           for (int i = 0; i < current; i++) {
             var e = events.get(i);
-            if (CLAIMED.equals(e.value2())) {
+            if (EventKind.CLAIMED.wire().equals(e.value2())) {
               // a claim before the current one that no release ended: its lease expired
               holder = e.value4().path("holder").asText();
               until = Rfc3339.parse(e.value4().path("until").asText());

@@ -9,6 +9,7 @@ import dev.ledger.TaskSpec;
 import dev.ledger.codegen.convert.JsonConverter;
 import dev.ledger.codegen.convert.Rfc3339;
 import dev.ledger.event.Event;
+import dev.ledger.event.EventKind;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
@@ -44,7 +45,7 @@ final class EventReader {
         private static final long serialVersionUID = 1L;
       };
 
-  private static final String[] CREATED = {"id", "spec"};
+  private static final String[] CREATED_FIELDS = {"id", "spec"};
   private static final String[] TASK_SPEC = {
     "domain",
     "title",
@@ -59,13 +60,13 @@ final class EventReader {
     "not_before",
     "max_attempts"
   };
-  private static final String[] CLAIMED = {"holder", "until"};
+  private static final String[] CLAIMED_FIELDS = {"holder", "until"};
   private static final String[] UNTIL = {"until"};
   private static final String[] HANDOFF = {"handoff"};
-  private static final String[] INVALIDATED = {"reason", "superseded_by"};
-  private static final String[] POSTED = {"to"};
-  private static final String[] RESCORED = {"priority", "why"};
-  private static final String[] PROMOTED = {"spec", "why_erased"};
+  private static final String[] INVALIDATED_FIELDS = {"reason", "superseded_by"};
+  private static final String[] POSTED_FIELDS = {"to"};
+  private static final String[] RESCORED_FIELDS = {"priority", "why"};
+  private static final String[] PROMOTED_FIELDS = {"spec", "why_erased"};
   private static final String[] PROMOTION_SPEC = {
     "domain", "entry", "tier", "by", "author", "why", "classification", "digest", "new_digest"
   };
@@ -98,11 +99,12 @@ final class EventReader {
       if (p.nextToken() != JsonToken.START_OBJECT) {
         throw NOT_PLAIN;
       }
-      switch (kind) {
-        case "created" -> {
-          Object[] v = object(p, CREATED, TASK_SPEC);
+      EventKind k = EventKind.find(kind).orElseThrow(() -> NOT_PLAIN);
+      return switch (k) {
+        case CREATED -> {
+          Object[] v = object(p, CREATED_FIELDS, TASK_SPEC);
           Object[] s = nested(v[1]);
-          return new Event.Created(
+          yield new Event.Created(
               text(v[0]),
               new TaskSpec(
                   text(s[0]),
@@ -118,40 +120,40 @@ final class EventReader {
                   s[10] == null || s[10] == NULL ? null : Rfc3339.parse(text(s[10])),
                   s[11] == null || s[11] == NULL ? 0 : attempts(s[11])));
         }
-        case "admitted" -> {
+        case ADMITTED -> {
           object(p, NONE, null);
-          return new Event.Admitted();
+          yield new Event.Admitted();
         }
-        case "released" -> {
+        case RELEASED -> {
           object(p, NONE, null);
-          return new Event.Released();
+          yield new Event.Released();
         }
-        case "claimed" -> {
-          Object[] v = object(p, CLAIMED, null);
-          return new Event.Claimed(text(v[0]), Rfc3339.parse(text(v[1])));
+        case CLAIMED -> {
+          Object[] v = object(p, CLAIMED_FIELDS, null);
+          yield new Event.Claimed(text(v[0]), Rfc3339.parse(text(v[1])));
         }
-        case "heartbeat" -> {
-          return new Event.Heartbeat(Rfc3339.parse(text(object(p, UNTIL, null)[0])));
+        case HEARTBEAT -> {
+          yield new Event.Heartbeat(Rfc3339.parse(text(object(p, UNTIL, null)[0])));
         }
-        case "handoff_left" -> {
-          return new Event.HandoffLeft(text(object(p, HANDOFF, null)[0]));
+        case HANDOFF_LEFT -> {
+          yield new Event.HandoffLeft(text(object(p, HANDOFF, null)[0]));
         }
-        case "completed" -> {
-          return new Event.Completed(nullable(object(p, HANDOFF, null)[0]));
+        case COMPLETED -> {
+          yield new Event.Completed(nullable(object(p, HANDOFF, null)[0]));
         }
-        case "invalidated" -> {
-          Object[] v = object(p, INVALIDATED, null);
-          return new Event.Invalidated(text(v[0]), nullable(v[1]));
+        case INVALIDATED -> {
+          Object[] v = object(p, INVALIDATED_FIELDS, null);
+          yield new Event.Invalidated(text(v[0]), nullable(v[1]));
         }
-        case "posted" -> {
-          return new Event.Posted(text(object(p, POSTED, null)[0]));
+        case POSTED -> {
+          yield new Event.Posted(text(object(p, POSTED_FIELDS, null)[0]));
         }
-        case "rescored" -> {
-          Object[] v = object(p, RESCORED, null);
-          return new Event.Rescored(integer(v[0]), text(v[1]));
+        case RESCORED -> {
+          Object[] v = object(p, RESCORED_FIELDS, null);
+          yield new Event.Rescored(integer(v[0]), text(v[1]));
         }
-        case "promoted" -> {
-          Object[] v = object(p, PROMOTED, PROMOTION_SPEC);
+        case PROMOTED -> {
+          Object[] v = object(p, PROMOTED_FIELDS, PROMOTION_SPEC);
           Object[] s = nested(v[0]);
           // the first promotions shape had no new_digest and no why_erased
           Object newDigest = s[8] == null || s[8] == NULL ? "" : s[8];
@@ -159,7 +161,7 @@ final class EventReader {
           if (!(erased instanceof Boolean whyErased)) {
             throw NOT_PLAIN;
           }
-          return new Event.Promoted(
+          yield new Event.Promoted(
               new PromotionSpec(
                   text(s[0]),
                   text(s[1]),
@@ -172,8 +174,7 @@ final class EventReader {
                   text(newDigest)),
               whyErased);
         }
-        default -> throw NOT_PLAIN;
-      }
+      };
     }
   }
 

@@ -9,6 +9,8 @@ import dev.ledger.FailureRecord;
 import dev.ledger.Redaction;
 import dev.ledger.codegen.db.ledger_template.tables.records.EventsRecord;
 import dev.ledger.codegen.db.ledger_template.tables.records.TasksRecord;
+import dev.ledger.event.EventKind;
+import java.util.Optional;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.jooq.DSLContext;
@@ -34,7 +36,7 @@ final class Scrub {
     for (EventsRecord e :
         tx.selectFrom(EVENTS)
             .where(EVENTS.TASK_ID.eq("promotion:" + entry))
-            .and(EVENTS.KIND.eq("promoted"))
+            .and(EVENTS.KIND.eq(EventKind.PROMOTED.wire()))
             .orderBy(EVENTS.SEQ)
             .forUpdate()
             .fetch()) {
@@ -113,36 +115,36 @@ final class Scrub {
    * @return whether anything changed
    */
   static boolean redactEvent(String kind, ObjectNode payload, Redaction redaction) {
-    switch (kind) {
-      case "created":
+    Optional<EventKind> known = EventKind.find(kind);
+    if (known.isEmpty()) {
+      return false; // a kind this ledger does not write holds no text of ours
+    }
+    return switch (known.get()) {
+      case CREATED -> {
         if (payload.get("spec") instanceof ObjectNode spec) {
           boolean same =
               redaction.title().equals(spec.path("title").asText())
                   && redaction.body().equals(spec.path("body").asText());
           spec.put("title", redaction.title());
           spec.put("body", redaction.body());
-          return !same;
+          yield !same;
         }
-        return false;
-      case "invalidated":
-        {
-          JsonNode reason = payload.get("reason");
-          return reason != null
-              && reason.isTextual()
-              && replace(payload, "reason", redactReason(reason.asText(), redaction));
-        }
-      case "handoff_left":
-      case "completed":
-        return replace(payload, "handoff", redaction.reason());
-      case "posted":
-        // a destination is free text too: a mailto: address, a person's channel
-        return replace(payload, "to", redaction.reason());
-      case "rescored":
-        // the why of a priority change is free text too, and may quote the entry
-        return replace(payload, "why", redaction.reason());
-      default:
-        return false;
-    }
+        yield false;
+      }
+      case INVALIDATED -> {
+        JsonNode reason = payload.get("reason");
+        yield reason != null
+            && reason.isTextual()
+            && replace(payload, "reason", redactReason(reason.asText(), redaction));
+      }
+      case HANDOFF_LEFT, COMPLETED -> replace(payload, "handoff", redaction.reason());
+      // a destination is free text too: a mailto: address, a person's channel
+      case POSTED -> replace(payload, "to", redaction.reason());
+      // the why of a priority change is free text too, and may quote the entry
+      case RESCORED -> replace(payload, "why", redaction.reason());
+      // names, ids, times and numbers only; a promotion's why is scrubbed by promotions()
+      case ADMITTED, CLAIMED, HEARTBEAT, RELEASED, PROMOTED -> false;
+    };
   }
 
   /**
