@@ -12,6 +12,7 @@ import dev.ledger.codegen.convert.StringListConverter;
 import dev.ledger.codegen.db.ledger_template.tables.records.TasksRecord;
 import dev.ledger.event.Event;
 import dev.ledger.event.Projection;
+import dev.ledger.kernel.DomainLock;
 import dev.ledger.kernel.Engine;
 import dev.ledger.kernel.Tx;
 import java.time.Instant;
@@ -83,9 +84,9 @@ public final class BatchFiling {
       deps.addAll(s.dependsOn());
     }
     checkDependencies(tx.directory(), deps);
-    DSLContext ctx = tx.forSchema(engine.schemaForWrite(tx, domain));
+    DSLContext ctx = engine.domainForWrite(tx, domain);
     // the domain's lock, as every filing takes it (the reference's ensure_domain), held to commit
-    dev.ledger.kernel.Directory.lockDomain(ctx, domain);
+    DomainLock.lock(ctx, domain);
     try {
       return tx.savepoint(() -> fileIn(ctx, specs));
     } catch (DataAccessException e) {

@@ -85,8 +85,7 @@ public final class Failures {
       throw new InvalidInputException("retry_delay", "must be zero or more");
     }
     FailureRecord[] out = new FailureRecord[1];
-    String schema = engine.schemaOfTask(tx, lease.taskId());
-    DSLContext ctx = tx.forSchema(schema);
+    DSLContext ctx = engine.taskDomain(tx, lease.taskId());
     transitions.apply(
         tx,
         lease.taskId(),
@@ -187,11 +186,11 @@ public final class Failures {
     if (max < 1 || max > 1000) {
       throw new InvalidInputException("max", "must be 1 to 1000, was " + max);
     }
-    Optional<String> schema = engine.schemaOf(tx, domain);
-    if (schema.isEmpty()) {
+    Optional<DSLContext> mapped = engine.domain(tx, domain);
+    if (mapped.isEmpty()) {
       return List.of();
     }
-    DSLContext ctx = tx.forSchema(schema.get());
+    DSLContext ctx = mapped.get();
     Instant now = engine.now();
     List<String> ids =
         ctx.select(TASKS.ID)
@@ -257,11 +256,11 @@ public final class Failures {
     for (String dep : dead.spec().dependsOn()) {
       String current = dep;
       for (int hops = 0; hops < Validation.MAX_ATTEMPTS; hops++) {
-        Optional<String> schema = engine.findSchemaOfTask(tx, current);
-        if (schema.isEmpty()) {
+        Optional<DSLContext> mapped = engine.findTaskDomain(tx, current);
+        if (mapped.isEmpty()) {
           break;
         }
-        DSLContext ctx = tx.forSchema(schema.get());
+        DSLContext ctx = mapped.get();
         TasksRecord row = ctx.selectFrom(TASKS).where(TASKS.ID.eq(current)).fetchOne();
         if (row == null
             || !Status.INVALIDATED.wire().equals(row.getStatus())

@@ -10,7 +10,7 @@ import dev.ledger.codegen.db.ledger_template.tables.records.TasksRecord;
 import dev.ledger.event.Event;
 import dev.ledger.event.EventLog;
 import dev.ledger.event.Projection;
-import dev.ledger.kernel.Directory;
+import dev.ledger.kernel.DomainLock;
 import dev.ledger.kernel.Engine;
 import dev.ledger.kernel.Tx;
 import java.time.Instant;
@@ -91,12 +91,11 @@ public final class Filing {
     // before the domain's schema is made: a refused filing writes nothing at all. Tasks are
     // never deleted, so a dependency seen here still exists at commit.
     checkDependencies(tx.directory(), spec.dependsOn());
-    String schema = engine.schemaForWrite(tx, spec.domain());
-    DSLContext ctx = tx.forSchema(schema);
+    DSLContext ctx = engine.domainForWrite(tx, spec.domain());
     // the domain's lock, as the reference's filing takes it (ensure_domain), held to commit: a
     // replay or a scrub of the domain in progress finishes first, and the replay never meets a task
     // filed after it began
-    Directory.lockDomain(ctx, spec.domain());
+    DomainLock.lock(ctx, spec.domain());
     if (spec.upstreamEvent() == null) {
       String id = engine.newId();
       return new Filed(id, insert(ctx, id, spec), ctx);

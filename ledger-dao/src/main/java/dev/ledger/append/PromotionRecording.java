@@ -7,7 +7,7 @@ import dev.ledger.Validation;
 import dev.ledger.event.Event;
 import dev.ledger.event.EventLog;
 import dev.ledger.event.Projection;
-import dev.ledger.kernel.Directory;
+import dev.ledger.kernel.DomainLock;
 import dev.ledger.kernel.Engine;
 import dev.ledger.kernel.Tx;
 import java.time.Instant;
@@ -49,8 +49,8 @@ public final class PromotionRecording {
    */
   public boolean record(Tx tx, PromotionSpec spec, boolean whyErased) {
     Validation.promotion(spec);
-    DSLContext ctx = tx.forSchema(engine.schemaForWrite(tx, spec.domain()));
-    Directory.lockDomain(ctx, spec.domain());
+    DSLContext ctx = engine.domainForWrite(tx, spec.domain());
+    DomainLock.lock(ctx, spec.domain());
     boolean seen =
         ctx.fetchExists(
             DSL.selectOne()

@@ -172,6 +172,6 @@ public final class Transitions {
    * @throws dev.ledger.TaskNotFoundException when no task has the id
    */
   public TasksRecord apply(Tx tx, String id, EventLog.EventDecider decide) {
-    return log.transition(tx, tx.forSchema(engine.schemaOfTask(tx, id)), id, decide);
+    return log.transition(tx, engine.taskDomain(tx, id), id, decide);
   }
 }

@@ -80,11 +80,11 @@ public final class BatchCompletion {
     if (completions.isEmpty()) {
       return List.of();
     }
-    Optional<String> schema = engine.schemaOf(tx, domain);
-    if (schema.isEmpty()) {
+    Optional<DSLContext> ctx = engine.domain(tx, domain);
+    if (ctx.isEmpty()) {
       return completions.stream().map(Completion::lease).toList();
     }
-    return completeIn(tx, tx.forSchema(schema.get()), completions);
+    return completeIn(tx, ctx.get(), completions);
   }
 
   /**
@@ -111,12 +111,12 @@ public final class BatchCompletion {
     if (completions.isEmpty()) {
       return new CompletedBatch(List.of(), List.of(), List.of());
     }
-    Optional<String> schema = engine.schemaOf(tx, domain);
-    if (schema.isEmpty()) {
+    Optional<DSLContext> mapped = engine.domain(tx, domain);
+    if (mapped.isEmpty()) {
       return new CompletedBatch(
           List.of(), completions.stream().map(Completion::lease).toList(), List.of());
     }
-    DSLContext ctx = tx.forSchema(schema.get());
+    DSLContext ctx = mapped.get();
     List<Lease> refused = new ArrayList<>();
     Map<String, Completion> byTask = new java.util.LinkedHashMap<>();
     for (Completion c : completions) {

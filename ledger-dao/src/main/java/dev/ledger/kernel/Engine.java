@@ -168,15 +168,53 @@ public final class Engine {
   }
 
   /**
-   * A context on the operation's transaction, render-mapped to a domain's schema.
+   * A context on the operation's transaction, render-mapped to a domain's schema: the one lookup
+   * ({@link #schemaOf}) and mapping ({@link Tx#forSchema}) every operation on a domain starts with.
    *
    * @param tx the operation's transaction context
-   * @param domain the domain
-   * @return the context
-   * @throws TaskNotFoundException when the domain has no schema
+   * @param domain the domain, validated
+   * @return the context, or empty when the domain has no schema
    */
-  public DSLContext forDomain(Tx tx, String domain) {
-    return tx.forSchema(schemaOf(tx, domain).orElseThrow(() -> new TaskNotFoundException(domain)));
+  public Optional<DSLContext> domain(Tx tx, String domain) {
+    return schemaOf(tx, domain).map(tx::forSchema);
+  }
+
+  /**
+   * A context on the operation's transaction, render-mapped to the schema of a task's domain.
+   *
+   * @param tx the operation's transaction context
+   * @param id the task id
+   * @return the context
+   * @throws dev.ledger.InvalidInputException naming {@code id} when it is null or empty
+   * @throws TaskNotFoundException when no task has the id
+   */
+  public DSLContext taskDomain(Tx tx, String id) {
+    return tx.forSchema(schemaOfTask(tx, id));
+  }
+
+  /**
+   * A context on the operation's transaction, render-mapped to the schema of a task's domain, when
+   * the task exists.
+   *
+   * @param tx the operation's transaction context
+   * @param id the task id, not empty
+   * @return the context, or empty when no task has the id
+   */
+  public Optional<DSLContext> findTaskDomain(Tx tx, String id) {
+    return findSchemaOfTask(tx, id).map(tx::forSchema);
+  }
+
+  /**
+   * A context on the operation's transaction, render-mapped to the schema a write to a domain goes
+   * to, made first when the domain has none ({@link #schemaForWrite}).
+   *
+   * @param tx the operation's transaction context
+   * @param domain the domain, validated
+   * @return the context
+   * @throws dev.ledger.SchemaVersionException as {@link #schemaForWrite}
+   */
+  public DSLContext domainForWrite(Tx tx, String domain) {
+    return tx.forSchema(schemaForWrite(tx, domain));
   }
 
   /**

@@ -47,7 +47,7 @@ public final class WorkerReads {
 
   private Optional<DSLContext> domain(Tx tx, String domain) {
     Validation.domain(domain);
-    return engine.schemaOf(tx, domain).map(tx::forSchema);
+    return engine.domain(tx, domain);
   }
 
   /**

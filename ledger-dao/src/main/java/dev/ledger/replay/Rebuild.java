@@ -49,7 +49,7 @@ public final class Rebuild {
       count += Replay.domain(tx.forSchema(schema), domain, schema);
     }
     for (String domain : domains) {
-      ClaimIndex.recomputeBlocked(tx.forSchema(engine.schemaOf(tx, domain).orElseThrow()));
+      ClaimIndex.recomputeBlocked(engine.domain(tx, domain).orElseThrow());
     }
     Replay.finish(tx.directory());
     return count;

@@ -12,7 +12,7 @@ import dev.ledger.codegen.db.ledger_template.tables.records.PromotionsRecord;
 import dev.ledger.codegen.db.ledger_template.tables.records.TasksRecord;
 import dev.ledger.event.Event;
 import dev.ledger.event.Projection;
-import dev.ledger.kernel.Directory;
+import dev.ledger.kernel.DomainLock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -130,7 +130,7 @@ final class Replay {
    */
   static void begin(DSLContext tx, List<String> domains) {
     for (String domain : domains) {
-      Directory.lockDomain(tx, domain);
+      DomainLock.lock(tx, domain);
     }
     replaySetting(tx, "on");
   }

@@ -11,7 +11,7 @@ import dev.ledger.codegen.db.ledger_template.tables.Tasks;
 import dev.ledger.codegen.db.ledger_template.tables.records.TasksRecord;
 import dev.ledger.event.Event;
 import dev.ledger.event.EventLog;
-import dev.ledger.kernel.Directory;
+import dev.ledger.kernel.DomainLock;
 import dev.ledger.kernel.Engine;
 import dev.ledger.kernel.Tx;
 import java.time.Instant;
@@ -115,12 +115,12 @@ public final class Scrubs {
    * the domain has no schema.
    */
   private <T> T underDomainLock(Tx tx, String domain, T unknown, Function<DSLContext, T> body) {
-    Optional<String> schema = engine.schemaOf(tx, domain);
-    if (schema.isEmpty()) {
+    Optional<DSLContext> mapped = engine.domain(tx, domain);
+    if (mapped.isEmpty()) {
       return unknown;
     }
-    DSLContext ctx = tx.forSchema(schema.get());
-    Directory.lockDomain(ctx, domain);
+    DSLContext ctx = mapped.get();
+    DomainLock.lock(ctx, domain);
     return body.apply(ctx);
   }
 
