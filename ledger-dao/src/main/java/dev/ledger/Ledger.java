@@ -86,7 +86,6 @@ public final class Ledger extends LedgerOperations {
           // resolved now, outside any transaction: a first filing in a caller's transaction must
           // not run Flyway on the caller's connection
           engine.directory().prepareProvisioning();
-          return null;
         });
     return ledger;
   }

@@ -1,9 +1,9 @@
 package dev.ledger;
 
 import dev.ledger.append.BatchFiling;
-import dev.ledger.append.Failures;
 import dev.ledger.append.Filing;
 import dev.ledger.append.PromotionRecording;
+import dev.ledger.append.Retries;
 import dev.ledger.append.Transitions;
 import dev.ledger.claim.BatchCompletion;
 import dev.ledger.claim.Claims;
@@ -19,6 +19,7 @@ import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
@@ -45,7 +46,7 @@ public abstract class LedgerOperations {
     final Scrubs scrubs;
     final Rebuild rebuild;
     final Reads reads;
-    final Failures failures;
+    final Retries failures;
     final BatchFiling batchFiling;
     final BatchCompletion batchCompletion;
     final WorkerReads workerReads;
@@ -61,7 +62,7 @@ public abstract class LedgerOperations {
       this.scrubs = new Scrubs(engine, log);
       this.rebuild = new Rebuild(engine);
       this.reads = new Reads(engine);
-      this.failures = new Failures(engine, log, filing, transitions);
+      this.failures = new Retries(engine, log, filing, transitions);
       this.batchFiling = new BatchFiling(engine);
       this.batchCompletion = new BatchCompletion(engine);
       this.workerReads = new WorkerReads(engine);
@@ -93,6 +94,21 @@ public abstract class LedgerOperations {
    * @return the body's result
    */
   abstract <T> T read(String operation, Function<Tx, T> body);
+
+  /**
+   * Runs a write that has no result, as {@link #write} does.
+   *
+   * @param operation the operation's name, for messages
+   * @param body the operation
+   */
+  final void execute(String operation, Consumer<Tx> body) {
+    write(
+        operation,
+        tx -> {
+          body.accept(tx);
+          return null;
+        });
+  }
 
   // ---------------------------------------------------------------------------------------------
   // filing and transitions (dev.ledger.append)
@@ -138,12 +154,7 @@ public abstract class LedgerOperations {
    * @throws WrongStateException when the task is not {@code proposed}
    */
   public final void admit(String id) {
-    write(
-        "admit",
-        tx -> {
-          ops.transitions.admit(tx, id);
-          return null;
-        });
+    execute("admit", tx -> ops.transitions.admit(tx, id));
   }
 
   /**
@@ -159,12 +170,7 @@ public abstract class LedgerOperations {
    * @throws WrongStateException when the task is already completed or invalidated
    */
   public final void invalidate(String id, String reason, String supersededBy) {
-    write(
-        "invalidate",
-        tx -> {
-          ops.transitions.invalidate(tx, id, reason, supersededBy);
-          return null;
-        });
+    execute("invalidate", tx -> ops.transitions.invalidate(tx, id, reason, supersededBy));
   }
 
   /**
@@ -176,12 +182,7 @@ public abstract class LedgerOperations {
    * @throws WrongStateException when the task is not completed
    */
   public final void post(String id, String to) {
-    write(
-        "post",
-        tx -> {
-          ops.transitions.post(tx, id, to);
-          return null;
-        });
+    execute("post", tx -> ops.transitions.post(tx, id, to));
   }
 
   /**
@@ -194,12 +195,7 @@ public abstract class LedgerOperations {
    * @throws WrongStateException when the task is completed or invalidated
    */
   public final void rescore(String id, long priority, String why) {
-    write(
-        "rescore",
-        tx -> {
-          ops.transitions.rescore(tx, id, priority, why);
-          return null;
-        });
+    execute("rescore", tx -> ops.transitions.rescore(tx, id, priority, why));
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -316,12 +312,7 @@ public abstract class LedgerOperations {
    * @throws LeaseLostException when the lease is no longer the task's current one
    */
   public final void release(Lease lease) {
-    write(
-        "release",
-        tx -> {
-          ops.leases.release(tx, lease);
-          return null;
-        });
+    execute("release", tx -> ops.leases.release(tx, lease));
   }
 
   /**
@@ -332,12 +323,7 @@ public abstract class LedgerOperations {
    * @throws LeaseLostException when the lease is no longer the task's current one
    */
   public final void leaveHandoff(Lease lease, String handoff) {
-    write(
-        "leave handoff",
-        tx -> {
-          ops.leases.leaveHandoff(tx, lease, handoff);
-          return null;
-        });
+    execute("leave handoff", tx -> ops.leases.leaveHandoff(tx, lease, handoff));
   }
 
   /**
@@ -349,12 +335,7 @@ public abstract class LedgerOperations {
    *     another worker claimed the task, or it was released or invalidated)
    */
   public final void complete(Lease lease, String handoff) {
-    write(
-        "complete",
-        tx -> {
-          ops.leases.complete(tx, lease, handoff);
-          return null;
-        });
+    execute("complete", tx -> ops.leases.complete(tx, lease, handoff));
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -619,7 +600,7 @@ public abstract class LedgerOperations {
   }
 
   // ---------------------------------------------------------------------------------------------
-  // worker pools: batches, failures, delays (dev.ledger.append.Failures, BatchFiling;
+  // worker pools: batches, failures, delays (dev.ledger.append.Retries, BatchFiling;
   // dev.ledger.claim.BatchCompletion; dev.ledger.read.WorkerReads)
 
   /**

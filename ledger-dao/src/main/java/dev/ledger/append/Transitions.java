@@ -3,6 +3,8 @@ package dev.ledger.append;
 import static dev.ledger.event.EventLog.wrong;
 
 import dev.ledger.InvalidInputException;
+import dev.ledger.Lease;
+import dev.ledger.LeaseLostException;
 import dev.ledger.Status;
 import dev.ledger.Validation;
 import dev.ledger.codegen.db.ledger_template.tables.records.TasksRecord;
@@ -159,6 +161,49 @@ public final class Transitions {
           }
           return new Event.Rescored(priority, why);
         });
+  }
+
+  /**
+   * The transition of a task under its lease, the fence every operation under a lease passes
+   * (heartbeat, release, handoff, complete, fail): the task's row is locked and the operation is
+   * refused unless the lease is the task's current one (claimed, same holder, same attempt).
+   *
+   * @param tx the operation's transaction context
+   * @param lease the lease the caller holds, not null
+   * @param operation what is done under it, for the refusal, e.g. {@code complete}
+   * @param decide decides the event from the locked row, once the lease is known current
+   * @return the row after the event
+   * @throws InvalidInputException naming {@code lease} when it is null
+   * @throws LeaseLostException when the lease is not the task's current one (nothing written)
+   * @throws dev.ledger.TaskNotFoundException when no task has the lease's id
+   */
+  public TasksRecord underLease(
+      Tx tx, Lease lease, String operation, EventLog.EventDecider decide) {
+    if (lease == null) {
+      throw new InvalidInputException("lease", "must not be null");
+    }
+    return apply(
+        tx,
+        lease.taskId(),
+        row -> {
+          if (!current(row, lease)) {
+            throw new LeaseLostException(lease, operation, describe(row));
+          }
+          return decide.decide(row);
+        });
+  }
+
+  private static boolean current(TasksRecord row, Lease lease) {
+    return Status.CLAIMED.wire().equals(row.getStatus())
+        && lease.holder().equals(row.getHolder())
+        && row.getAttempts() == lease.attempt();
+  }
+
+  private static String describe(TasksRecord row) {
+    Status s = Status.parse(row.getStatus());
+    return s == Status.CLAIMED
+        ? "claimed by " + row.getHolder() + " (attempt " + row.getAttempts() + ")"
+        : s.wire();
   }
 
   /**

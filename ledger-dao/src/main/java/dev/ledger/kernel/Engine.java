@@ -253,6 +253,23 @@ public final class Engine {
   }
 
   /**
+   * Runs an operation that has no result, as {@link #run(String, Supplier)} does.
+   *
+   * @param operation the operation's name, for messages, e.g. {@code open}
+   * @param body the operation
+   * @throws LedgerStorageException when the database fails
+   * @throws LedgerException when a stored value cannot be read
+   */
+  public void run(String operation, Runnable body) {
+    run(
+        operation,
+        () -> {
+          body.run();
+          return Boolean.TRUE;
+        });
+  }
+
+  /**
    * The converter failure behind a jOOQ error that no database error caused (jOOQ reports those
    * with SQLState {@code 00000}).
    *
@@ -434,7 +451,6 @@ public final class Engine {
                       + " commits. Configure autocommit on (a Spring transaction still turns it"
                       + " off for its own connection), and open the ledger outside a transaction");
             }
-            return null;
           } finally {
             closeQuietly(c);
           }

@@ -13,6 +13,7 @@ import dev.ledger.Task;
 import dev.ledger.TaskNotFoundException;
 import dev.ledger.Validation;
 import dev.ledger.append.Filing;
+import dev.ledger.append.Retries;
 import dev.ledger.codegen.convert.StringListConverter;
 import dev.ledger.codegen.db.ledger_template.tables.records.TasksRecord;
 import dev.ledger.event.EventKind;
@@ -152,7 +153,7 @@ public final class Reads {
                 ctx.selectFrom(TASKS)
                     .where(
                         TASKS.ORIGIN.in(
-                            "task:" + parent, "continues:" + parent, "retries:" + parent))
+                            "task:" + parent, "continues:" + parent, Retries.RETRIES + parent))
                     .orderBy(TASKS.CREATED.asc())
                     .fetch(Rows::task))
         .orElse(List.of());

@@ -1,5 +1,7 @@
 package dev.ledger.read;
 
+import static dev.ledger.append.Retries.REFILED;
+import static dev.ledger.append.Retries.RETRIES;
 import static dev.ledger.codegen.db.ledger_template.Tables.EVENTS;
 import static dev.ledger.codegen.db.ledger_template.Tables.TASKS;
 
@@ -176,7 +178,7 @@ public final class WorkerReads {
   /**
    * A domain's dead letters not re-filed yet, oldest first. A re-filed one has a successor in its
    * domain with origin {@code retries:<root>} and upstream event {@code refiled:<id>} (what {@code
-   * Failures.refile} files), found by one probe of the unique origin index per dead letter.
+   * Retries.refile} files), found by one probe of the unique origin index per dead letter.
    *
    * @param tx the operation's context
    * @param domain the domain
@@ -206,12 +208,6 @@ public final class WorkerReads {
                     .fetch(Rows::task))
         .orElse(List.of());
   }
-
-  /** The origin prefix of a retry chain's tasks ({@code Failures}). */
-  private static final String RETRIES = "retries:";
-
-  /** The upstream event prefix of a re-filed dead letter's successor ({@code Failures}). */
-  private static final String REFILED = "refiled:";
 
   /**
    * A domain's task counts by status, every status present.

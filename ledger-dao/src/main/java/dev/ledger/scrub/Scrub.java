@@ -148,7 +148,7 @@ final class Scrub {
   }
 
   /**
-   * The header of a failed attempt's reason as {@code Failures.fail} writes it ({@link
+   * The header of a failed attempt's reason as {@code Retries.fail} writes it ({@link
    * FailureRecord#reason}): {@code [dead letter: ]attempt <n> of <max> failed at <instant>: },
    * followed by the handler's error text. The header holds no text of the task's or the handler's,
    * only counts and a time.

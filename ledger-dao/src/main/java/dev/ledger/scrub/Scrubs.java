@@ -1,5 +1,6 @@
 package dev.ledger.scrub;
 
+import static dev.ledger.append.Retries.RETRIES;
 import static dev.ledger.codegen.db.ledger_template.Tables.TASKS;
 
 import dev.ledger.InvalidInputException;
@@ -144,7 +145,7 @@ public final class Scrubs {
   /**
    * The ids a scrub of {@code origin} reaches: the tasks filed from the origin, and, transitively,
    * every task filed as {@code retries:<id>} of a task reached. A retry and a re-filed dead letter
-   * are filed by the ledger itself ({@code Failures}) with the title and body of the task they
+   * are filed by the ledger itself ({@code Retries}) with the title and body of the task they
    * repeat, so they carry the erased text; a task filed under any other origin ({@code task:<id>},
    * {@code continues:<id>}) was filed by the caller with text of its own and is not reached. One
    * recursive query, so however a chain is shaped (a re-filed task's own retries included) the
@@ -168,9 +169,6 @@ public final class Scrubs {
                             .on(retry.ORIGIN.eq(DSL.inline(RETRIES).concat(chainId)))));
     return DSL.withRecursive(cte).select(cte.field("id", String.class)).from(cte);
   }
-
-  /** The origin prefix of a retry chain's tasks ({@code Failures}). */
-  private static final String RETRIES = "retries:";
 
   private static void checkRedaction(Redaction redaction) {
     Validation.redaction(redaction);

@@ -214,7 +214,7 @@ public final class TenantDirectory implements AutoCloseable {
     try {
       return work.apply(ledger);
     } catch (LedgerStorageException e) {
-      if (Failures.unreachable(e)) {
+      if (Unreachable.matches(e)) {
         served.markDown(e);
         throw refused(served.unreachable(e));
       }

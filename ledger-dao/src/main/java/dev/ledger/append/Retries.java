@@ -32,11 +32,19 @@ import org.jooq.impl.DSL;
  * {@code invalidated}, {@code admitted}), so a database shared with the reference stack stays
  * readable by it. Thread-safe.
  */
-public final class Failures {
+public final class Retries {
 
-  private static final String RETRIES = "retries:";
-  private static final String ATTEMPT = "attempt:";
-  private static final String REFILED = "refiled:";
+  /**
+   * The origin prefix of a retry chain's tasks: a retry, and a re-filed dead letter, are filed with
+   * origin {@code retries:<root>}.
+   */
+  public static final String RETRIES = "retries:";
+
+  /** The upstream event prefix of a retry: {@code attempt:<n>}, its place in the chain. */
+  public static final String ATTEMPT = "attempt:";
+
+  /** The upstream event prefix of a re-filed dead letter's successor: {@code refiled:<id>}. */
+  public static final String REFILED = "refiled:";
 
   private final Engine engine;
   private final EventLog log;
@@ -51,7 +59,7 @@ public final class Failures {
    * @param filing the filing operation (for retries)
    * @param transitions the transitions (for the fenced invalidation and the re-filed admission)
    */
-  public Failures(Engine engine, EventLog log, Filing filing, Transitions transitions) {
+  public Retries(Engine engine, EventLog log, Filing filing, Transitions transitions) {
     this.engine = engine;
     this.log = log;
     this.filing = filing;
@@ -86,13 +94,11 @@ public final class Failures {
     }
     FailureRecord[] out = new FailureRecord[1];
     DSLContext ctx = engine.taskDomain(tx, lease.taskId());
-    transitions.apply(
+    transitions.underLease(
         tx,
-        lease.taskId(),
+        lease,
+        "fail",
         row -> {
-          if (!current(row, lease)) {
-            throw new LeaseLostException(lease, "fail", describe(row));
-          }
           Instant now = engine.now();
           int attempt = attemptOf(row.getOrigin(), row.getUpstreamEvent());
           int max =
@@ -332,19 +338,6 @@ public final class Failures {
     return origin != null && origin.startsWith(RETRIES) && origin.length() > RETRIES.length()
         ? origin.substring(RETRIES.length())
         : id;
-  }
-
-  private static boolean current(TasksRecord row, Lease lease) {
-    return Status.CLAIMED.wire().equals(row.getStatus())
-        && lease.holder().equals(row.getHolder())
-        && row.getAttempts() == lease.attempt();
-  }
-
-  private static String describe(TasksRecord row) {
-    Status s = Status.parse(row.getStatus());
-    return s == Status.CLAIMED
-        ? "claimed by " + row.getHolder() + " (attempt " + row.getAttempts() + ")"
-        : s.wire();
   }
 
   private static String cut(String reason) {

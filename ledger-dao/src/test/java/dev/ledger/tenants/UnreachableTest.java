@@ -8,7 +8,7 @@ import org.jooq.exception.DataAccessException;
 import org.junit.jupiter.api.Test;
 
 /** Which storage failures mark a tenant unreachable, whatever wraps the server's error. */
-class FailuresTest {
+class UnreachableTest {
 
   private static LedgerStorageException failure(String reported, SQLException server) {
     // a wrapper without an SQLState of its own between jOOQ and the server's error: jOOQ then
@@ -22,22 +22,22 @@ class FailuresTest {
   void a_shutdown_below_a_wrapper_without_sqlstate_is_unreachable() {
     SQLException shutdown =
         new SQLException("FATAL: terminating connection due to administrator command", "57P01");
-    assertThat(Failures.unreachable(failure("00000", shutdown))).isTrue();
-    assertThat(Failures.unreachable(failure("00000", new SQLException("gone", "08006")))).isTrue();
+    assertThat(Unreachable.matches(failure("00000", shutdown))).isTrue();
+    assertThat(Unreachable.matches(failure("00000", new SQLException("gone", "08006")))).isTrue();
   }
 
   @Test
   void a_refused_statement_or_a_spent_budget_is_not_unreachable() {
-    assertThat(Failures.unreachable(failure("23505", new SQLException("duplicate", "23505"))))
+    assertThat(Unreachable.matches(failure("23505", new SQLException("duplicate", "23505"))))
         .isFalse();
     assertThat(
-            Failures.unreachable(
+            Unreachable.matches(
                 failure(
                     BudgetedDataSource.BUDGET_SQLSTATE,
                     new SQLException("budget", BudgetedDataSource.BUDGET_SQLSTATE))))
         .isFalse();
     assertThat(
-            Failures.unreachable(
+            Unreachable.matches(
                 new LedgerStorageException("file", "57P03", new SQLException("starting", "57P03"))))
         .isTrue();
   }

@@ -5,9 +5,9 @@ import dev.ledger.migrate.Dsn;
 import java.sql.SQLException;
 
 /** Which failures mean "the tenant's database does not answer", and how they are told. */
-final class Failures {
+final class Unreachable {
 
-  private Failures() {}
+  private Unreachable() {}
 
   /**
    * Whether a ledger failure means the database is unreachable: a connection exception (SQLState
@@ -18,13 +18,13 @@ final class Failures {
    * pool's, a driver's) may carry no SQLState of its own, and then jOOQ reports {@code 00000} for a
    * statement the server ended with {@code 57P01} while it shut down.
    */
-  static boolean unreachable(LedgerStorageException e) {
-    if (unreachable(e.sqlState())) {
+  static boolean matches(LedgerStorageException e) {
+    if (matches(e.sqlState())) {
       return true;
     }
     int depth = 0;
     for (Throwable t = e.getCause(); t != null && depth < 64; t = t.getCause(), depth++) {
-      if (t instanceof SQLException s && unreachable(s.getSQLState())) {
+      if (t instanceof SQLException s && matches(s.getSQLState())) {
         return true;
       }
       if (t.getCause() == t) {
@@ -34,7 +34,7 @@ final class Failures {
     return false;
   }
 
-  static boolean unreachable(String sqlState) {
+  static boolean matches(String sqlState) {
     return sqlState != null
         && (sqlState.startsWith("08")
             || sqlState.equals("57P01")
