@@ -223,7 +223,7 @@ public final class BatchCompletion {
     }
   }
 
-  private List<Lease> completeIn(Tx op, DSLContext tx, List<Completion> completions) {
+  private List<Lease> completeIn(Tx tx, DSLContext ctx, List<Completion> completions) {
     // one completion per task: a second one of the same task is refused, as complete would
     List<Lease> lost = new ArrayList<>();
     Map<String, Integer> order = new HashMap<>();
@@ -257,8 +257,8 @@ public final class BatchCompletion {
     }
     java.util.Set<String> done = new java.util.HashSet<>();
     for (Record r :
-        statement(tx)
-            .fetch(tx, DONE, engine.now(), ids, holders, attempts, places, payloads, handoffs)) {
+        statement(ctx)
+            .fetch(ctx, DONE, engine.now(), ids, holders, attempts, places, payloads, handoffs)) {
       done.add(r.get(TASKS.ID));
     }
     for (Completion c : distinct) {
@@ -293,11 +293,11 @@ public final class BatchCompletion {
    * whose lease is current (the fence: claimed, same holder, same attempt), append a {@code
    * completed} event to each of them in the given order, and return their ids.
    */
-  private RenderedStatement statement(DSLContext tx) {
+  private RenderedStatement statement(DSLContext ctx) {
     return engine
         .statements()
         .get(
-            tx,
+            ctx,
             "complete all",
             () -> {
               Table<?> u =
@@ -395,11 +395,11 @@ public final class BatchCompletion {
    * every locked row as it was locked, with the id of those completed now ({@code done_id}, else
    * null).
    */
-  private RenderedStatement availableStatement(DSLContext tx) {
+  private RenderedStatement availableStatement(DSLContext ctx) {
     return engine
         .statements()
         .get(
-            tx,
+            ctx,
             "complete available",
             () -> {
               Table<?> u =

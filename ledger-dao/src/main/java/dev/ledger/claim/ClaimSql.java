@@ -191,10 +191,10 @@ public final class ClaimSql {
    * its commit.
    */
   static Claimed claimIn(
-      RenderedStatement.Cache statements, DSLContext tx, ClaimArgs a, int max, int window) {
+      RenderedStatement.Cache statements, DSLContext ctx, ClaimArgs a, int max, int window) {
     RenderedStatement claim =
         statements.get(
-            tx,
+            ctx,
             "claim",
             () -> {
               ClaimWindow cw = claimWindowCtes();
@@ -249,7 +249,7 @@ public final class ClaimSql {
     int windowRows = 0;
     for (Record r :
         claim.fetch(
-            tx,
+            ctx,
             CLAIMED,
             a.now(),
             a.until(),

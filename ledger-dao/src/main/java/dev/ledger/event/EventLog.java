@@ -65,23 +65,23 @@ public final class EventLog {
   /**
    * An operation on one task by id: locks its row, decides the event, appends and projects it.
    *
-   * @param op the operation's transaction context
-   * @param tx a context on the operation's transaction, mapped to the task's domain schema
+   * @param tx the operation's transaction context
+   * @param ctx a context on the operation's transaction, mapped to the task's domain schema
    * @param id the task id
    * @param decide decides the event from the locked row; may throw a typed refusal
    * @return the row after the event
    * @throws TaskNotFoundException when no task has the id
    */
-  public TasksRecord transition(Tx op, DSLContext tx, String id, EventDecider decide) {
+  public TasksRecord transition(Tx tx, DSLContext ctx, String id, EventDecider decide) {
     TasksRecord row =
         engine
             .statements()
             .get(
-                tx,
+                ctx,
                 "lock task",
                 () -> DSL.selectFrom(TASKS).where(TASKS.ID.eq(TASK_ID.field())).forUpdate(),
                 List.of(TASK_ID))
-            .fetchInto(tx, TASKS, id)
+            .fetchInto(ctx, TASKS, id)
             .stream()
             .findFirst()
             .orElse(null);
@@ -90,7 +90,7 @@ public final class EventLog {
     }
     Event event = decide.decide(row);
     if (event != null) {
-      applyToRow(op, tx, row, engine.now(), event);
+      applyToRow(tx, ctx, row, engine.now(), event);
     }
     return row;
   }
@@ -101,31 +101,31 @@ public final class EventLog {
    * database's triggers change in the same transaction (domain migration V8, directory V5), as they
    * do for the reference stack's writes.
    *
-   * @param op the operation's transaction context
-   * @param tx a context on the operation's transaction, mapped to the task's domain schema
+   * @param tx the operation's transaction context
+   * @param ctx a context on the operation's transaction, mapped to the task's domain schema
    * @param row the task's row, locked; changed in place
    * @param at the event's time
    * @param event the event
    */
-  public void applyToRow(Tx op, DSLContext tx, TasksRecord row, Instant at, Event event) {
-    append(tx, row.getId(), at, event);
+  public void applyToRow(Tx tx, DSLContext ctx, TasksRecord row, Instant at, Event event) {
+    append(ctx, row.getId(), at, event);
     Projection.apply(row, event);
-    writeRow(tx, row, false);
+    writeRow(ctx, row, false);
   }
 
   /**
    * Appends one event to the log.
    *
-   * @param tx a context on the operation's transaction, mapped to the domain schema
+   * @param ctx a context on the operation's transaction, mapped to the domain schema
    * @param taskId the event's key: a task id, or {@code promotion:<entry>}
    * @param at the event's time
    * @param event the event
    */
-  public void append(DSLContext tx, String taskId, Instant at, Event event) {
+  public void append(DSLContext ctx, String taskId, Instant at, Event event) {
     engine
         .statements()
         .get(
-            tx,
+            ctx,
             "append event",
             () ->
                 DSL.insertInto(EVENTS)
@@ -134,7 +134,7 @@ public final class EventLog {
                     .set(EVENTS.AT, EVENT_AT.field())
                     .set(EVENTS.PAYLOAD, EVENT_PAYLOAD.field()),
             List.of(EVENT_TASK, EVENT_KIND, EVENT_AT, EVENT_PAYLOAD))
-        .execute(tx, taskId, event.kind().wire(), at, event.payload());
+        .execute(ctx, taskId, event.kind().wire(), at, event.payload());
   }
 
   /**
@@ -142,18 +142,18 @@ public final class EventLog {
    * logs its claims with one round trip instead of one per task ({@code INSERT ... SELECT} over
    * {@code unnest(ids) WITH ORDINALITY}, so {@code seq} follows the claim order).
    *
-   * @param tx a context on the operation's transaction, mapped to the domain schema
+   * @param ctx a context on the operation's transaction, mapped to the domain schema
    * @param taskIds the tasks, in the order their events are numbered
    * @param at the events' time
    * @param event the event
    * @throws IllegalStateException when the statement wrote another number of events
    */
-  public void appendToEach(DSLContext tx, String[] taskIds, Instant at, Event event) {
+  public void appendToEach(DSLContext ctx, String[] taskIds, Instant at, Event event) {
     int n =
         engine
             .statements()
             .get(
-                tx,
+                ctx,
                 "append event to each",
                 () -> {
                   Table<?> ids =
@@ -170,7 +170,7 @@ public final class EventLog {
                               .orderBy(ids.field("n")));
                 },
                 List.of(EVENT_TASKS, EVENT_KIND, EVENT_AT, EVENT_PAYLOAD))
-            .execute(tx, taskIds, event.kind().wire(), at, event.payload());
+            .execute(ctx, taskIds, event.kind().wire(), at, event.payload());
     if (n != taskIds.length) {
       throw new IllegalStateException(
           "appending "
@@ -187,12 +187,12 @@ public final class EventLog {
    * Inserts a new task row, or updates a locked one, writing its changed columns: one rendered
    * statement per set of changed columns (an event changes the same columns every time).
    *
-   * @param tx a context on the operation's transaction, mapped to the task's domain schema
+   * @param ctx a context on the operation's transaction, mapped to the task's domain schema
    * @param row the row; its changed flags are reset
    * @param insert true to insert, false to update the row of its id
    * @throws IllegalStateException when the statement wrote another number of rows than one
    */
-  public void writeRow(DSLContext tx, TasksRecord row, boolean insert) {
+  public void writeRow(DSLContext ctx, TasksRecord row, boolean insert) {
     Field<?>[] fields = TASKS.fields();
     List<Slot<?>> slots = new ArrayList<>(fields.length + 1);
     List<Object> values = new ArrayList<>(fields.length + 1);
@@ -223,19 +223,19 @@ public final class EventLog {
     if (insert) {
       n =
           statements
-              .get(tx, name.toString(), () -> DSL.insertInto(TASKS).set(set.get()), slots)
-              .execute(tx, values.toArray());
+              .get(ctx, name.toString(), () -> DSL.insertInto(TASKS).set(set.get()), slots)
+              .execute(ctx, values.toArray());
     } else {
       slots.add(TASK_ID);
       values.add(row.getId());
       n =
           statements
               .get(
-                  tx,
+                  ctx,
                   name.toString(),
                   () -> DSL.update(TASKS).set(set.get()).where(TASKS.ID.eq(TASK_ID.field())),
                   slots)
-              .execute(tx, values.toArray());
+              .execute(ctx, values.toArray());
     }
     if (n != 1) {
       throw new IllegalStateException(
@@ -247,15 +247,15 @@ public final class EventLog {
   /**
    * Inserts a new task's route into {@code ledger_tasks}, not completed.
    *
-   * @param tx a context on the filing transaction
+   * @param ctx a context on the filing transaction
    * @param id the task id
    * @param domain its domain
    */
-  public void insertRoute(DSLContext tx, String id, String domain) {
+  public void insertRoute(DSLContext ctx, String id, String domain) {
     engine
         .statements()
         .get(
-            tx,
+            ctx,
             "insert route",
             () ->
                 DSL.insertInto(LEDGER_TASKS)
@@ -263,7 +263,7 @@ public final class EventLog {
                     .set(LEDGER_TASKS.DOMAIN, ROUTE_DOMAIN.field())
                     .set(LEDGER_TASKS.COMPLETED, ROUTE_COMPLETED.field()),
             List.of(ROUTE_ID, ROUTE_DOMAIN, ROUTE_COMPLETED))
-        .execute(tx, id, domain, false);
+        .execute(ctx, id, domain, false);
   }
 
   /**

@@ -141,17 +141,17 @@ final class Provisioner {
             dsl.directory()
                 .transactionResult(
                     cfg -> {
-                      DSLContext tx = cfg.dsl();
-                      if (!DomainLock.tryLock(tx, domain)) {
+                      DSLContext ctx = cfg.dsl();
+                      if (!DomainLock.tryLock(ctx, domain)) {
                         return false;
                       }
                       boolean routed =
-                          tx.fetchExists(
+                          ctx.fetchExists(
                               DSL.selectOne()
                                   .from(LEDGER_DOMAINS)
                                   .where(LEDGER_DOMAINS.DOMAIN.eq(domain)));
                       if (!routed) {
-                        provisionSchema(tx, domain, schema);
+                        provisionSchema(ctx, domain, schema);
                       }
                       return true;
                     });
@@ -197,16 +197,16 @@ final class Provisioner {
    * inserted, when the set cannot be installed that way or a schema of that name exists already
    * (made by hand, or by a run that left no route).
    */
-  private void provisionSchema(DSLContext tx, String domain, String schema) {
+  private void provisionSchema(DSLContext ctx, String domain, String schema) {
     Optional<Provisioning> provisioning = provisioning();
     boolean exists =
-        tx.fetchExists(
+        ctx.fetchExists(
             DSL.selectOne()
                 .from(DSL.table(DSL.name("pg_catalog", "pg_namespace")))
                 .where(DSL.field(DSL.name("nspname"), String.class).eq(schema)));
     if (provisioning.isPresent() && !exists) {
       LOG.info("provisioning schema {} for a new domain (one transaction)", schema);
-      tx.connection(
+      ctx.connection(
           c -> {
             try {
               provisioning.get().installWithin(c, schema);
@@ -214,18 +214,18 @@ final class Provisioner {
               throw new org.jooq.exception.DataAccessException(e.getMessage(), e);
             }
           });
-      insertRoute(tx, domain);
-      writeState(tx, schema, provisioning.get().latest(), provisioning.get().digest());
+      insertRoute(ctx, domain);
+      writeState(ctx, schema, provisioning.get().latest(), provisioning.get().digest());
       return;
     }
     if (exists) {
-      refuseForeign(tx, domain, schema);
+      refuseForeign(ctx, domain, schema);
     }
     LOG.info("provisioning schema {} for a new domain (Flyway)", schema);
     Flyway flyway = LedgerMigrations.domain(dataSource, schema).load();
     flyway.migrate();
-    insertRoute(tx, domain);
-    recordState(tx, schema, flyway);
+    insertRoute(ctx, domain);
+    recordState(ctx, schema, flyway);
   }
 
   /**
@@ -235,9 +235,9 @@ final class Provisioner {
    *
    * @throws dev.ledger.ForeignSchemaException naming the schema, the domain and the tables
    */
-  private static void refuseForeign(DSLContext tx, String domain, String schema) {
+  private static void refuseForeign(DSLContext ctx, String domain, String schema) {
     List<String> tables =
-        tx.select(DSL.field(DSL.name("tablename"), String.class))
+        ctx.select(DSL.field(DSL.name("tablename"), String.class))
             .from(DSL.table(DSL.name("pg_catalog", "pg_tables")))
             .where(DSL.field(DSL.name("schemaname"), String.class).eq(schema))
             .fetch(0, String.class);
@@ -330,8 +330,8 @@ final class Provisioner {
     }
   }
 
-  private static void insertRoute(DSLContext tx, String domain) {
-    tx.insertInto(LEDGER_DOMAINS)
+  private static void insertRoute(DSLContext ctx, String domain) {
+    ctx.insertInto(LEDGER_DOMAINS)
         .set(LEDGER_DOMAINS.DOMAIN, domain)
         .set(LEDGER_DOMAINS.SCHEMA, DomainSchemas.quotedSchemaName(domain))
         .execute();
@@ -361,23 +361,23 @@ final class Provisioner {
    * ({@link MigrationDigest#ofCompleteHistory}); otherwise nothing is recorded and the job checks
    * the schema in full.
    *
-   * @param tx the provisioning transaction (the route is inserted in it)
+   * @param ctx the provisioning transaction (the route is inserted in it)
    * @param schema the schema just migrated, bare
    * @param flyway the Flyway that migrated it
    */
-  private static void recordState(DSLContext tx, String schema, Flyway flyway) {
+  private static void recordState(DSLContext ctx, String schema, Flyway flyway) {
     Optional<MigrationDigest.Applied> applied =
         MigrationDigest.ofCompleteHistory(flyway.info().all());
     if (applied.isEmpty()) {
       LOG.info("schema {}: history is not exactly this build's migrations; not recorded", schema);
       return;
     }
-    writeState(tx, schema, applied.get().version(), applied.get().digest());
+    writeState(ctx, schema, applied.get().version(), applied.get().digest());
   }
 
   /** Inserts or replaces a domain schema's state row: its version and migration digest. */
-  private static void writeState(DSLContext tx, String schema, String version, String digest) {
-    tx.insertInto(LEDGER_SCHEMA_STATE)
+  private static void writeState(DSLContext ctx, String schema, String version, String digest) {
+    ctx.insertInto(LEDGER_SCHEMA_STATE)
         .set(LEDGER_SCHEMA_STATE.SCHEMA_NAME, schema)
         .set(LEDGER_SCHEMA_STATE.KIND, STATE_KIND_DOMAIN)
         .set(LEDGER_SCHEMA_STATE.VERSION, version)

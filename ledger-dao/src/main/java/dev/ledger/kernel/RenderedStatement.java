@@ -210,7 +210,7 @@ public final class RenderedStatement {
   /**
    * Runs the statement and reads the rows it returns.
    *
-   * @param tx the context to run on (a transaction's), mapped to the schema it was rendered for
+   * @param ctx the context to run on (a transaction's), mapped to the schema it was rendered for
    * @param fields the columns the statement returns, in order: each value is read with the field's
    *     converter
    * @param values the slots' values, in the order the slots were listed; nulls allowed
@@ -218,15 +218,15 @@ public final class RenderedStatement {
    * @throws IllegalArgumentException when a value's count or type does not match the slots
    * @throws org.jooq.exception.DataAccessException when the database refuses it
    */
-  public List<Record> fetch(DSLContext tx, Field<?>[] fields, Object... values) {
-    return rows(tx, fields, () -> tx.newRecord(fields), values);
+  public List<Record> fetch(DSLContext ctx, Field<?>[] fields, Object... values) {
+    return rows(ctx, fields, () -> ctx.newRecord(fields), values);
   }
 
   /**
    * Runs the statement and reads the rows it returns as records of a table, read and unchanged (so
    * {@code changed()} then says what the caller set).
    *
-   * @param tx the context to run on (a transaction's), mapped to the schema it was rendered for
+   * @param ctx the context to run on (a transaction's), mapped to the schema it was rendered for
    * @param table the table whose every column the statement returns, in the table's order
    * @param values the slots' values, in the order the slots were listed; nulls allowed
    * @param <R> the record type
@@ -234,17 +234,17 @@ public final class RenderedStatement {
    * @throws IllegalArgumentException when a value's count or type does not match the slots
    * @throws org.jooq.exception.DataAccessException when the database refuses it
    */
-  public <R extends Record> List<R> fetchInto(DSLContext tx, Table<R> table, Object... values) {
-    return rows(tx, table.fields(), () -> tx.newRecord(table), values);
+  public <R extends Record> List<R> fetchInto(DSLContext ctx, Table<R> table, Object... values) {
+    return rows(ctx, table.fields(), () -> ctx.newRecord(table), values);
   }
 
   /** Runs the statement; each row read into a new record of {@code fields}, left unchanged. */
   private <R extends Record> List<R> rows(
-      DSLContext tx, Field<?>[] fields, Supplier<R> newRecord, Object[] values) {
+      DSLContext ctx, Field<?>[] fields, Supplier<R> newRecord, Object[] values) {
     Object[] bound = ordered(values);
-    if (observed(tx)) {
+    if (observed(ctx)) {
       List<R> rows = new ArrayList<>();
-      for (Record r : tx.resultQuery(sql, (Object[]) params(bound)).coerce(fields).fetch()) {
+      for (Record r : ctx.resultQuery(sql, (Object[]) params(bound)).coerce(fields).fetch()) {
         R row = newRecord.get();
         for (Field<?> f : fields) {
           copy(r, row, f);
@@ -254,7 +254,7 @@ public final class RenderedStatement {
       }
       return rows;
     }
-    return tx.connectionResult(
+    return ctx.connectionResult(
         c -> {
           try (PreparedStatement ps = c.prepareStatement(sql)) {
             bind(ps, bound);
@@ -319,18 +319,18 @@ public final class RenderedStatement {
   /**
    * Runs the statement.
    *
-   * @param tx the context to run on, mapped to the schema it was rendered for
+   * @param ctx the context to run on, mapped to the schema it was rendered for
    * @param values the slots' values, in the order the slots were listed; nulls allowed
    * @return the rows it affected
    * @throws IllegalArgumentException when a value's count or type does not match the slots
    * @throws org.jooq.exception.DataAccessException when the database refuses it
    */
-  public int execute(DSLContext tx, Object... values) {
+  public int execute(DSLContext ctx, Object... values) {
     Object[] bound = ordered(values);
-    if (observed(tx)) {
-      return tx.execute(sql, (Object[]) params(bound));
+    if (observed(ctx)) {
+      return ctx.execute(sql, (Object[]) params(bound));
     }
-    return tx.connectionResult(
+    return ctx.connectionResult(
         c -> {
           try (PreparedStatement ps = c.prepareStatement(sql)) {
             bind(ps, bound);
@@ -346,8 +346,8 @@ public final class RenderedStatement {
    * placeholders and the statement type on every call, half of the client time left once the
    * statement is rendered (bench B1/B2 profile).
    */
-  private static boolean observed(DSLContext tx) {
-    return tx.configuration().executeListenerProviders().length > 0;
+  private static boolean observed(DSLContext ctx) {
+    return ctx.configuration().executeListenerProviders().length > 0;
   }
 
   /**

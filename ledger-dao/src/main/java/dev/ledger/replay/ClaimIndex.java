@@ -40,12 +40,12 @@ public final class ClaimIndex {
    * Rebuilds a domain's claim classes and dependency edges from its (replayed) task rows. Call
    * after the domain's old routes are gone and before its rows are inserted.
    *
-   * @param tx a context in the replay transaction, mapped to the domain's schema
+   * @param ctx a context in the replay transaction, mapped to the domain's schema
    * @param domain the domain
    * @param tasks the domain's replayed rows
    */
-  public static void rebuildDomain(DSLContext tx, String domain, Collection<TasksRecord> tasks) {
-    tx.deleteFrom(CLAIM_CLASSES).execute();
+  public static void rebuildDomain(DSLContext ctx, String domain, Collection<TasksRecord> tasks) {
+    ctx.deleteFrom(CLAIM_CLASSES).execute();
     Map<String, ClaimClass> classes = new LinkedHashMap<>();
     // few distinct requirement lists among many tasks: their JSON and MD5 once per list
     Map<List<String>, String[]> texts = new HashMap<>();
@@ -66,7 +66,7 @@ public final class ClaimIndex {
     }
     for (List<ClaimClass> chunk : chunks(List.copyOf(classes.values()), 1000)) {
       InsertValuesStep3<?, Long, String, String> insert =
-          tx.insertInto(
+          ctx.insertInto(
               CLAIM_CLASSES,
               CLAIM_CLASSES.LABEL_RANK,
               CLAIM_CLASSES.REQUIREMENTS_MD5,
@@ -78,7 +78,7 @@ public final class ClaimIndex {
     }
     for (List<String[]> chunk : chunks(edges, 5000)) {
       InsertValuesStep2<?, String, String> insert =
-          tx.insertInto(
+          ctx.insertInto(
               LEDGER_DEPENDENCIES, LEDGER_DEPENDENCIES.DEPENDS_ON, LEDGER_DEPENDENCIES.TASK_ID);
       for (String[] e : chunk) {
         insert = insert.values(e[0], e[1]);
@@ -90,11 +90,11 @@ public final class ClaimIndex {
   /**
    * Removes a domain's dependency edges, before its routes are deleted for a replay.
    *
-   * @param tx a context in the replay transaction
+   * @param ctx a context in the replay transaction
    * @param domain the domain
    */
-  public static void forgetDomain(DSLContext tx, String domain) {
-    tx.deleteFrom(LEDGER_DEPENDENCIES)
+  public static void forgetDomain(DSLContext ctx, String domain) {
+    ctx.deleteFrom(LEDGER_DEPENDENCIES)
         .where(
             LEDGER_DEPENDENCIES.TASK_ID.in(
                 DSL.select(LEDGER_TASKS.ID)
@@ -107,10 +107,10 @@ public final class ClaimIndex {
    * Sets {@code blocked} on every task of a domain from its dependencies' {@code completed} flags:
    * the last step of a replay, once every domain's routes are back.
    *
-   * @param tx a context in the replay transaction, mapped to the domain's schema
+   * @param ctx a context in the replay transaction, mapped to the domain's schema
    */
-  public static void recomputeBlocked(DSLContext tx) {
-    tx.update(TASKS)
+  public static void recomputeBlocked(DSLContext ctx) {
+    ctx.update(TASKS)
         .set(TASKS.BLOCKED, true)
         .where(TASKS.DEPENDS_ON.ne(DSL.inline(List.<String>of(), TASKS.DEPENDS_ON)))
         .and(DSL.exists(openDependency(TASKS.ID)))

@@ -61,7 +61,7 @@ final class CopyReader {
    * Runs a select with {@code COPY (...) TO STDOUT (FORMAT binary)} in the caller's transaction and
    * hands each row to {@code row}, in the select's order.
    *
-   * @param tx a context whose connection is in the caller's transaction; its render mapping names
+   * @param ctx a context whose connection is in the caller's transaction; its render mapping names
    *     the tables' schema
    * @param select a select of text columns only, with no bind values (rendered inlined)
    * @param row takes each row; whatever it throws is thrown on, once the rest of the {@code COPY}
@@ -71,7 +71,7 @@ final class CopyReader {
    *     the binary {@code COPY} format
    * @throws IllegalArgumentException when the select has a column that is not text
    */
-  static long forEach(DSLContext tx, Select<?> select, Row row) {
+  static long forEach(DSLContext ctx, Select<?> select, Row row) {
     Field<?>[] fields = select.getSelect().toArray(new Field<?>[0]);
     for (Field<?> f : fields) {
       if (!f.getDataType().isString()) {
@@ -79,8 +79,8 @@ final class CopyReader {
             "column " + f.getName() + " is not text; CopyReader reads text columns only");
       }
     }
-    String sql = "COPY (" + tx.renderInlined(select) + ") TO STDOUT (FORMAT binary)";
-    return tx.connectionResult(
+    String sql = "COPY (" + ctx.renderInlined(select) + ") TO STDOUT (FORMAT binary)";
+    return ctx.connectionResult(
         c -> {
           PGCopyInputStream copy = new PGCopyInputStream(c.unwrap(PGConnection.class), sql);
           try {

@@ -90,7 +90,7 @@ final class CopyWriter {
   /**
    * Writes rows into a table with one {@code COPY ... FROM STDIN}, in the caller's transaction.
    *
-   * @param tx a context whose connection is in the caller's transaction (from {@code
+   * @param db a context whose connection is in the caller's transaction (from {@code
    *     ctx.transaction(c -> ...)}, possibly derived for another schema); its render mapping names
    *     the table's schema
    * @param table the generated table, e.g. {@code TASKS}
@@ -106,12 +106,12 @@ final class CopyWriter {
    *     cancelled
    */
   static long copy(
-      DSLContext tx,
+      DSLContext db,
       Table<?> table,
       List<? extends Field<?>> columns,
       Iterable<? extends Record> rows) {
-    String sql = statement(tx, table, columns);
-    return tx.connectionResult(
+    String sql = statement(db, table, columns);
+    return db.connectionResult(
         c -> {
           CopyIn in = copyIn(c, sql);
           try {
@@ -146,16 +146,16 @@ final class CopyWriter {
    * The {@code COPY} statement: the table and columns rendered by jOOQ from the generated objects
    * through the caller's settings (its render mapping), every identifier quoted.
    *
-   * @param tx the caller's context
+   * @param ctx the caller's context
    * @param table the table
    * @param columns its columns to write
    * @return e.g. {@code COPY "ledger_acme_822b33ad"."tasks" ("id", "domain", ...) FROM STDIN
    *     (FORMAT text)}
    */
-  static String statement(DSLContext tx, Table<?> table, List<? extends Field<?>> columns) {
+  static String statement(DSLContext ctx, Table<?> table, List<? extends Field<?>> columns) {
     Settings quoted =
-        ((Settings) tx.settings().clone()).withRenderQuotedNames(RenderQuotedNames.ALWAYS);
-    DSLContext render = DSL.using(tx.dialect(), quoted);
+        ((Settings) ctx.settings().clone()).withRenderQuotedNames(RenderQuotedNames.ALWAYS);
+    DSLContext render = DSL.using(ctx.dialect(), quoted);
     StringBuilder sql = new StringBuilder("COPY ").append(render.render(table)).append(" (");
     for (int i = 0; i < columns.size(); i++) {
       Field<?> f = columns.get(i);

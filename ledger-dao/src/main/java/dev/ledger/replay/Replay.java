@@ -47,7 +47,7 @@ final class Replay {
   /**
    * Rebuilds one domain's projection from its events.
    *
-   * @param tx a context in a transaction, mapped to the domain's schema
+   * @param ctx a context in a transaction, mapped to the domain's schema
    * @param domain the domain
    * @param schema its bare schema name
    * @return how many events were replayed
@@ -57,18 +57,18 @@ final class Replay {
    * @throws IllegalArgumentException when a stored time is not RFC 3339, or a row cannot be written
    *     ({@link CopyWriter#copy})
    */
-  static long domain(DSLContext tx, String domain, String schema) {
-    tx.deleteFrom(TASKS).execute();
-    tx.deleteFrom(PROMOTIONS).execute();
-    ClaimIndex.forgetDomain(tx, domain);
-    tx.deleteFrom(LEDGER_TASKS).where(LEDGER_TASKS.DOMAIN.eq(domain)).execute();
+  static long domain(DSLContext ctx, String domain, String schema) {
+    ctx.deleteFrom(TASKS).execute();
+    ctx.deleteFrom(PROMOTIONS).execute();
+    ClaimIndex.forgetDomain(ctx, domain);
+    ctx.deleteFrom(LEDGER_TASKS).where(LEDGER_TASKS.DOMAIN.eq(domain)).execute();
 
     Map<String, TasksRecord> tasks = new LinkedHashMap<>();
     List<PromotionsRecord> promotions = new ArrayList<>();
     long n =
         CopyReader.forEach(
-            tx,
-            tx.select(EVENTS.TASK_ID, EVENTS.KIND, EVENTS.AT, EVENTS.PAYLOAD)
+            ctx,
+            ctx.select(EVENTS.TASK_ID, EVENTS.KIND, EVENTS.AT, EVENTS.PAYLOAD)
                 .from(EVENTS)
                 .orderBy(EVENTS.SEQ),
             row -> {
@@ -101,16 +101,16 @@ final class Replay {
               }
             });
     // blocked is set by ClaimIndex.recomputeBlocked once every domain's routes are back
-    ClaimIndex.rebuildDomain(tx, domain, tasks.values());
-    CopyWriter.copy(tx, TASKS, List.of(TASKS.fields()), tasks.values());
-    CopyWriter.copy(tx, PROMOTIONS, List.of(PROMOTIONS.fields()), promotions);
-    advancePromotionSequence(tx, schema, promotions.size());
+    ClaimIndex.rebuildDomain(ctx, domain, tasks.values());
+    CopyWriter.copy(ctx, TASKS, List.of(TASKS.fields()), tasks.values());
+    CopyWriter.copy(ctx, PROMOTIONS, List.of(PROMOTIONS.fields()), promotions);
+    advancePromotionSequence(ctx, schema, promotions.size());
     List<LedgerTasksRecord> routes = new ArrayList<>(tasks.size());
     for (TasksRecord t : tasks.values()) {
       routes.add(
           new LedgerTasksRecord(t.getId(), domain, Status.COMPLETED.wire().equals(t.getStatus())));
     }
-    CopyWriter.copy(tx, LEDGER_TASKS, List.of(LEDGER_TASKS.fields()), routes);
+    CopyWriter.copy(ctx, LEDGER_TASKS, List.of(LEDGER_TASKS.fields()), routes);
     return n;
   }
 
@@ -125,28 +125,28 @@ final class Replay {
    * which the triggers of directory V5 and domain V8 skip: the replay writes the derived state
    * itself, in bulk ({@link #finish} turns it off again).
    *
-   * @param tx a context in the replay's transaction
+   * @param ctx a context in the replay's transaction
    * @param domains every domain to replay, sorted (the order every multi-domain locker uses)
    */
-  static void begin(DSLContext tx, List<String> domains) {
+  static void begin(DSLContext ctx, List<String> domains) {
     for (String domain : domains) {
-      DomainLock.lock(tx, domain);
+      DomainLock.lock(ctx, domain);
     }
-    replaySetting(tx, "on");
+    replaySetting(ctx, "on");
   }
 
   /**
    * Ends a replay's bulk writing: the triggers that keep derived state right run again for the rest
    * of the transaction (it may be the caller's, with more work to do in it).
    *
-   * @param tx a context in the replay's transaction
+   * @param ctx a context in the replay's transaction
    */
-  static void finish(DSLContext tx) {
-    replaySetting(tx, "off");
+  static void finish(DSLContext ctx) {
+    replaySetting(ctx, "off");
   }
 
-  private static void replaySetting(DSLContext tx, String value) {
-    tx.select(
+  private static void replaySetting(DSLContext ctx, String value) {
+    ctx.select(
             DSL.function(
                 "set_config",
                 String.class,
@@ -162,7 +162,7 @@ final class Replay {
    * that are still there (a reset to 1 made every later promotion of the domain fail with a
    * duplicate key on {@code promotions_pkey}).
    */
-  private static void advancePromotionSequence(DSLContext tx, String schema, long replayed) {
+  private static void advancePromotionSequence(DSLContext ctx, String schema, long replayed) {
     Field<String> sequence =
         DSL.function(
             "pg_get_serial_sequence",
@@ -170,7 +170,7 @@ final class Replay {
             DSL.val(DSL.name(schema, "promotions").toString()),
             DSL.inline("seq"));
     Field<Long> last = DSL.field("pg_sequence_last_value({0}::regclass)", Long.class, sequence);
-    tx.select(DSL.function("setval", Long.class, sequence, DSL.val(replayed)))
+    ctx.select(DSL.function("setval", Long.class, sequence, DSL.val(replayed)))
         .where(DSL.val(replayed).gt(DSL.coalesce(last, DSL.inline(0L))))
         .fetch();
   }

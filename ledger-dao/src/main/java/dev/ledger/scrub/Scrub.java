@@ -27,14 +27,14 @@ final class Scrub {
   /**
    * Removes the why from an entry's promotion events and rows.
    *
-   * @param tx a context in a transaction, mapped to the domain's schema
+   * @param ctx a context in a transaction, mapped to the domain's schema
    * @param domain the domain
    * @param entry the entry
    * @return how many records of the entry hold no why now
    */
-  static int promotions(DSLContext tx, String domain, String entry) {
+  static int promotions(DSLContext ctx, String domain, String entry) {
     for (EventsRecord e :
-        tx.selectFrom(EVENTS)
+        ctx.selectFrom(EVENTS)
             .where(EVENTS.TASK_ID.eq("promotion:" + entry))
             .and(EVENTS.KIND.eq(EventKind.PROMOTED.wire()))
             .orderBy(EVENTS.SEQ)
@@ -50,14 +50,14 @@ final class Scrub {
         e.update();
       }
     }
-    tx.update(PROMOTIONS)
+    ctx.update(PROMOTIONS)
         .set(PROMOTIONS.WHY, "")
         .set(PROMOTIONS.WHY_ERASED, true)
         .where(PROMOTIONS.DOMAIN.eq(domain))
         .and(PROMOTIONS.ENTRY.eq(entry))
         .and(PROMOTIONS.WHY_ERASED.eq(false).or(PROMOTIONS.WHY.ne("")))
         .execute();
-    return tx.fetchCount(
+    return ctx.fetchCount(
         PROMOTIONS,
         PROMOTIONS
             .DOMAIN
@@ -73,13 +73,13 @@ final class Scrub {
    * was posted to, and the why of each change of its priority. Ids (superseded by, dependencies),
    * names (origin, upstream event, created by, holder, requirements), times and numbers stay.
    *
-   * @param tx a context in a transaction, mapped to the task's domain schema
+   * @param ctx a context in a transaction, mapped to the task's domain schema
    * @param row the task's row, locked; updated in place
    * @param redaction what to write instead
    */
-  static void redactTask(DSLContext tx, TasksRecord row, Redaction redaction) {
+  static void redactTask(DSLContext ctx, TasksRecord row, Redaction redaction) {
     for (EventsRecord e :
-        tx.selectFrom(EVENTS)
+        ctx.selectFrom(EVENTS)
             .where(EVENTS.TASK_ID.eq(row.getId()))
             .orderBy(EVENTS.SEQ)
             .forUpdate()

@@ -378,7 +378,7 @@ class CopyWriterTest {
   }
 
   /** Turns the derived-state triggers off for the transaction, as {@code Replay.begin} does. */
-  private static void replayMode(org.jooq.DSLContext tx) {
-    tx.select(org.jooq.impl.DSL.field("set_config('ledger.replay', 'on', true)")).fetch();
+  private static void replayMode(org.jooq.DSLContext ctx) {
+    ctx.select(org.jooq.impl.DSL.field("set_config('ledger.replay', 'on', true)")).fetch();
   }
 }
