@@ -5,6 +5,7 @@ import static dev.ledger.codegen.db.ledger_directory.Tables.LEDGER_SCHEMA_STATE;
 
 import dev.ledger.LedgerException;
 import dev.ledger.SchemaVersionException;
+import dev.ledger.codegen.db.ledger_directory.tables.records.LedgerSchemaStateRecord;
 import dev.ledger.migrate.Provisioning;
 import dev.ledger.schema.DomainSchemas;
 import dev.ledger.schema.LedgerMigrations;
@@ -199,23 +200,10 @@ final class Provisioner {
    */
   private void provisionSchema(DSLContext ctx, String domain, String schema) {
     Optional<Provisioning> provisioning = provisioning();
-    boolean exists =
-        ctx.fetchExists(
-            DSL.selectOne()
-                .from(DSL.table(DSL.name("pg_catalog", "pg_namespace")))
-                .where(DSL.field(DSL.name("nspname"), String.class).eq(schema)));
+    boolean exists = schemaExists(ctx, schema);
     if (provisioning.isPresent() && !exists) {
       LOG.info("provisioning schema {} for a new domain (one transaction)", schema);
-      ctx.connection(
-          c -> {
-            try {
-              provisioning.get().installWithin(c, schema);
-            } catch (SchemaInstaller.InstallException e) {
-              throw new org.jooq.exception.DataAccessException(e.getMessage(), e);
-            }
-          });
-      insertRoute(ctx, domain);
-      writeState(ctx, schema, provisioning.get().latest(), provisioning.get().digest());
+      installRouted(ctx, provisioning.get(), domain, schema);
       return;
     }
     if (exists) {
@@ -279,11 +267,7 @@ final class Provisioner {
       return existing.get();
     }
     Optional<Provisioning> p = provisioning;
-    boolean exists =
-        ctx.fetchExists(
-            DSL.selectOne()
-                .from(DSL.table(DSL.name("pg_catalog", "pg_namespace")))
-                .where(DSL.field(DSL.name("nspname"), String.class).eq(schema)));
+    boolean exists = schemaExists(ctx, schema);
     if (p == null || p.isEmpty() || exists) {
       throw new SchemaVersionException(
           schema,
@@ -299,21 +283,7 @@ final class Provisioner {
               + " --provision <domain>`, or file its first task outside a transaction");
     }
     LOG.info("provisioning schema {} for a new domain in the caller's transaction", schema);
-    ctx.connection(
-        c -> {
-          try {
-            p.get().installWithin(c, schema);
-          } catch (SchemaInstaller.InstallException e) {
-            org.jooq.exception.DataAccessException failure =
-                new org.jooq.exception.DataAccessException(e.getMessage(), e);
-            if (INSUFFICIENT_PRIVILEGE.equals(failure.sqlState())) {
-              throw noPrivilege(schema, domain, failure);
-            }
-            throw failure;
-          }
-        });
-    insertRoute(ctx, domain);
-    writeState(ctx, schema, p.get().latest(), p.get().digest());
+    installRouted(ctx, p.get(), domain, schema);
     routes.provisionedIn(
         domain, ctx.fetchValue(DSL.field("txid_current()", Long.class)).longValue());
     return schema;
@@ -328,6 +298,38 @@ final class Provisioner {
     if (runtimeDdl) {
       provisioning();
     }
+  }
+
+  private static boolean schemaExists(DSLContext ctx, String schema) {
+    return ctx.fetchExists(
+        DSL.selectOne()
+            .from(DSL.table(DSL.name("pg_catalog", "pg_namespace")))
+            .where(DSL.field(DSL.name("nspname"), String.class).eq(schema)));
+  }
+
+  /**
+   * Installs a new domain's schema in the provisioning transaction ({@link Provisioning}: every
+   * script and the Flyway history) and inserts its route and state row there too.
+   *
+   * @throws SchemaVersionException when the role may not create the schema ({@link #noPrivilege})
+   */
+  private static void installRouted(
+      DSLContext ctx, Provisioning provisioning, String domain, String schema) {
+    ctx.connection(
+        c -> {
+          try {
+            provisioning.installWithin(c, schema);
+          } catch (SchemaInstaller.InstallException e) {
+            org.jooq.exception.DataAccessException failure =
+                new org.jooq.exception.DataAccessException(e.getMessage(), e);
+            if (INSUFFICIENT_PRIVILEGE.equals(failure.sqlState())) {
+              throw noPrivilege(schema, domain, failure);
+            }
+            throw failure;
+          }
+        });
+    insertRoute(ctx, domain);
+    writeState(ctx, schema, provisioning.latest(), provisioning.digest());
   }
 
   private static void insertRoute(DSLContext ctx, String domain) {
@@ -377,22 +379,20 @@ final class Provisioner {
 
   /** Inserts or replaces a domain schema's state row: its version and migration digest. */
   private static void writeState(DSLContext ctx, String schema, String version, String digest) {
+    LedgerSchemaStateRecord row =
+        new LedgerSchemaStateRecord()
+            .setSchemaName(schema)
+            .setKind(STATE_KIND_DOMAIN)
+            .setVersion(version)
+            .setMigrationsDigest(digest)
+            .setCatalogExtras(new String[0])
+            .setRecordedBy(STATE_RECORDED_BY)
+            .setRecordedAt(Instant.now());
     ctx.insertInto(LEDGER_SCHEMA_STATE)
-        .set(LEDGER_SCHEMA_STATE.SCHEMA_NAME, schema)
-        .set(LEDGER_SCHEMA_STATE.KIND, STATE_KIND_DOMAIN)
-        .set(LEDGER_SCHEMA_STATE.VERSION, version)
-        .set(LEDGER_SCHEMA_STATE.MIGRATIONS_DIGEST, digest)
-        .set(LEDGER_SCHEMA_STATE.CATALOG_EXTRAS, new String[0])
-        .set(LEDGER_SCHEMA_STATE.RECORDED_BY, STATE_RECORDED_BY)
-        .set(LEDGER_SCHEMA_STATE.RECORDED_AT, Instant.now())
+        .set(row)
         .onConflict(LEDGER_SCHEMA_STATE.SCHEMA_NAME)
         .doUpdate()
-        .set(LEDGER_SCHEMA_STATE.KIND, STATE_KIND_DOMAIN)
-        .set(LEDGER_SCHEMA_STATE.VERSION, version)
-        .set(LEDGER_SCHEMA_STATE.MIGRATIONS_DIGEST, digest)
-        .set(LEDGER_SCHEMA_STATE.CATALOG_EXTRAS, new String[0])
-        .set(LEDGER_SCHEMA_STATE.RECORDED_BY, STATE_RECORDED_BY)
-        .set(LEDGER_SCHEMA_STATE.RECORDED_AT, Instant.now())
+        .set(row)
         .execute();
   }
 }

@@ -70,6 +70,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Thread-safe. {@link #close()} refuses new calls, waits up to the drain timeout for calls in
  * progress to give their connections back, and closes every pool.
+ *
+ * <p>Size: over 600 lines, a quarter of them documentation. One class on purpose: refreshing,
+ * serving and draining share the map of served tenants and its lock; the builder ({@link
+ * TenantDirectoryBuilder}), a served tenant ({@link ServedTenant}) and the connection budget
+ * ({@link ConnectionBudget}) are apart already.
  */
 public final class TenantDirectory implements AutoCloseable {
 
