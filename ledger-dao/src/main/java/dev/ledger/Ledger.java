@@ -1,8 +1,8 @@
 package dev.ledger;
 
 import dev.ledger.claim.ClaimSql;
-import dev.ledger.tx.Engine;
-import dev.ledger.tx.Tx;
+import dev.ledger.kernel.Engine;
+import dev.ledger.kernel.Tx;
 import java.sql.Connection;
 import java.util.function.Function;
 import javax.sql.DataSource;
@@ -16,7 +16,7 @@ import org.jooq.DSLContext;
  * crates/ledger/src/postgres.rs}). Thread-safe; share one instance per data source.
  *
  * <p>A thin facade: each operation is a class of its own, taking a transaction context ({@code
- * dev.ledger.tx.Tx}): filing and transitions in {@code dev.ledger.append}, claims and leases in
+ * dev.ledger.kernel.Tx}): filing and transitions in {@code dev.ledger.append}, claims and leases in
  * {@code dev.ledger.claim}, erasure in {@code dev.ledger.scrub}, replay in {@code
  * dev.ledger.replay}, reads in {@code dev.ledger.read}. The methods are those of {@link
  * LedgerOperations}.
@@ -91,7 +91,6 @@ public final class Ledger extends LedgerOperations {
           // resolved now, outside any transaction: a first filing in a caller's transaction must
           // not run Flyway on the caller's connection
           engine.directory().prepareProvisioning();
-          return null;
         });
     return ledger;
   }

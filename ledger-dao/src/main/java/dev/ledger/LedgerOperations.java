@@ -1,25 +1,26 @@
 package dev.ledger;
 
 import dev.ledger.append.BatchFiling;
-import dev.ledger.append.EventLog;
-import dev.ledger.append.Failures;
 import dev.ledger.append.Filing;
 import dev.ledger.append.PromotionRecording;
+import dev.ledger.append.Retries;
 import dev.ledger.append.Transitions;
 import dev.ledger.claim.BatchCompletion;
 import dev.ledger.claim.Claims;
 import dev.ledger.claim.Leases;
+import dev.ledger.event.EventLog;
+import dev.ledger.kernel.Engine;
+import dev.ledger.kernel.Tx;
 import dev.ledger.read.Reads;
 import dev.ledger.read.WorkerReads;
 import dev.ledger.replay.Rebuild;
 import dev.ledger.scrub.Scrubs;
-import dev.ledger.tx.Engine;
-import dev.ledger.tx.Tx;
 import dev.ledger.worker.WorkerPort;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Consumer;
 import java.util.function.Function;
 
 /**
@@ -52,7 +53,7 @@ public abstract class LedgerOperations {
     final Scrubs scrubs;
     final Rebuild rebuild;
     final Reads reads;
-    final Failures failures;
+    final Retries failures;
     final BatchFiling batchFiling;
     final BatchCompletion batchCompletion;
     final WorkerReads workerReads;
@@ -68,7 +69,7 @@ public abstract class LedgerOperations {
       this.scrubs = new Scrubs(engine, log);
       this.rebuild = new Rebuild(engine);
       this.reads = new Reads(engine);
-      this.failures = new Failures(engine, log, filing, transitions);
+      this.failures = new Retries(engine, log, filing, transitions);
       this.batchFiling = new BatchFiling(engine);
       this.batchCompletion = new BatchCompletion(engine);
       this.workerReads = new WorkerReads(engine);
@@ -122,6 +123,21 @@ public abstract class LedgerOperations {
    */
   abstract <T> T read(String operation, Function<Tx, T> body);
 
+  /**
+   * Runs a write that has no result, as {@link #write} does.
+   *
+   * @param operation the operation's name, for messages
+   * @param body the operation
+   */
+  final void execute(String operation, Consumer<Tx> body) {
+    write(
+        operation,
+        tx -> {
+          body.accept(tx);
+          return null;
+        });
+  }
+
   // ---------------------------------------------------------------------------------------------
   // filing and transitions (dev.ledger.append)
 
@@ -166,12 +182,7 @@ public abstract class LedgerOperations {
    * @throws WrongStateException when the task is not {@code proposed}
    */
   public final void admit(String id) {
-    write(
-        "admit",
-        tx -> {
-          ops.transitions.admit(tx, id);
-          return null;
-        });
+    execute("admit", tx -> ops.transitions.admit(tx, id));
   }
 
   /**
@@ -187,12 +198,7 @@ public abstract class LedgerOperations {
    * @throws WrongStateException when the task is already completed or invalidated
    */
   public final void invalidate(String id, String reason, String supersededBy) {
-    write(
-        "invalidate",
-        tx -> {
-          ops.transitions.invalidate(tx, id, reason, supersededBy);
-          return null;
-        });
+    execute("invalidate", tx -> ops.transitions.invalidate(tx, id, reason, supersededBy));
   }
 
   /**
@@ -204,12 +210,7 @@ public abstract class LedgerOperations {
    * @throws WrongStateException when the task is not completed
    */
   public final void post(String id, String to) {
-    write(
-        "post",
-        tx -> {
-          ops.transitions.post(tx, id, to);
-          return null;
-        });
+    execute("post", tx -> ops.transitions.post(tx, id, to));
   }
 
   /**
@@ -222,12 +223,7 @@ public abstract class LedgerOperations {
    * @throws WrongStateException when the task is completed or invalidated
    */
   public final void rescore(String id, long priority, String why) {
-    write(
-        "rescore",
-        tx -> {
-          ops.transitions.rescore(tx, id, priority, why);
-          return null;
-        });
+    execute("rescore", tx -> ops.transitions.rescore(tx, id, priority, why));
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -411,12 +407,7 @@ public abstract class LedgerOperations {
    * @throws LeaseLostException when the lease is no longer the task's current one
    */
   public final void release(Lease lease) {
-    write(
-        "release",
-        tx -> {
-          ops.leases.release(tx, lease);
-          return null;
-        });
+    execute("release", tx -> ops.leases.release(tx, lease));
   }
 
   /**
@@ -427,12 +418,7 @@ public abstract class LedgerOperations {
    * @throws LeaseLostException when the lease is no longer the task's current one
    */
   public final void leaveHandoff(Lease lease, String handoff) {
-    write(
-        "leave handoff",
-        tx -> {
-          ops.leases.leaveHandoff(tx, lease, handoff);
-          return null;
-        });
+    execute("leave handoff", tx -> ops.leases.leaveHandoff(tx, lease, handoff));
   }
 
   /**
@@ -444,12 +430,7 @@ public abstract class LedgerOperations {
    *     another worker claimed the task, or it was released or invalidated)
    */
   public final void complete(Lease lease, String handoff) {
-    write(
-        "complete",
-        tx -> {
-          ops.leases.complete(tx, lease, handoff);
-          return null;
-        });
+    execute("complete", tx -> ops.leases.complete(tx, lease, handoff));
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -549,7 +530,7 @@ public abstract class LedgerOperations {
    * {@code blocked} flags), all domains in one transaction: a failure anywhere leaves every old
    * projection as it was. Per domain, the old rows are deleted, the events are streamed in sequence
    * order ({@code COPY TO STDOUT}, payloads read by a streaming JSON parser) and folded in memory
-   * with the same {@link dev.ledger.internal.Projection} the live operations use, and the rows are
+   * with the same {@link dev.ledger.event.Projection} the live operations use, and the rows are
    * written with {@code COPY ... FROM STDIN}. Until it commits, readers see the old projection.
    * Holds one domain's task rows in memory at a time. Ports {@code rebuild}.
    *
@@ -733,7 +714,7 @@ public abstract class LedgerOperations {
   }
 
   // ---------------------------------------------------------------------------------------------
-  // batches, dead letters, counts (dev.ledger.append.Failures, BatchFiling;
+  // batches, dead letters, counts (dev.ledger.append.Retries, BatchFiling;
   // dev.ledger.read.WorkerReads); the worker runtime's own operations are on worker()
   // (OperationsWorkerPort), and their methods here are deprecated
 

@@ -1,6 +1,6 @@
 package dev.ledger;
 
-import dev.ledger.tx.Tx;
+import dev.ledger.kernel.Tx;
 import java.sql.Connection;
 import java.util.function.Function;
 import org.jooq.ConnectionProvider;

@@ -3,7 +3,7 @@ package dev.ledger;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.ledger.internal.Event;
+import dev.ledger.event.Event;
 import java.time.Instant;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -105,7 +105,7 @@ class EventFormatTest {
       })
   void reference_payloads_round_trip_byte_for_byte(String kind, String payload) throws Exception {
     Event e = Event.parse("t", kind, JSON.readTree(payload));
-    assertThat(e.kind()).isEqualTo(kind);
+    assertThat(e.kind().wire()).isEqualTo(kind);
     assertThat(json(e)).isEqualTo(payload);
   }
 

@@ -3,7 +3,7 @@ package dev.ledger;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.ledger.internal.Event;
+import dev.ledger.event.Event;
 import dev.ledger.schema.DomainSchemas;
 import dev.ledger.testing.Fixtures;
 import dev.ledger.testing.PostgresExtension;
@@ -238,7 +238,7 @@ class ReplayCopyTest {
                     + DomainSchemas.schemaName(domain)
                     + "\".events (task_id, kind, at, payload) VALUES (?, ?, ?, ?) RETURNING seq")) {
       ps.setString(1, taskId);
-      ps.setString(2, e.kind());
+      ps.setString(2, e.kind().wire());
       ps.setString(3, "2026-11-30T00:00:00.000000Z");
       ps.setString(4, e.payload().toString());
       try (var rs = ps.executeQuery()) {

@@ -6,7 +6,7 @@ import dev.ledger.Label;
 import dev.ledger.Lease;
 import dev.ledger.Ledger;
 import dev.ledger.TaskSpec;
-import dev.ledger.internal.Event;
+import dev.ledger.event.Event;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.time.Duration;

@@ -8,7 +8,7 @@ import dev.ledger.Label;
 import dev.ledger.Lease;
 import dev.ledger.Ledger;
 import dev.ledger.TaskSpec;
-import dev.ledger.internal.Event;
+import dev.ledger.event.Event;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

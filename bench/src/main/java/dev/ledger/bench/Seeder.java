@@ -6,8 +6,8 @@ import dev.ledger.Status;
 import dev.ledger.TaskSpec;
 import dev.ledger.codegen.convert.Rfc3339;
 import dev.ledger.codegen.db.ledger_template.tables.records.TasksRecord;
-import dev.ledger.internal.Event;
-import dev.ledger.internal.Projection;
+import dev.ledger.event.Event;
+import dev.ledger.event.Projection;
 import java.io.StringReader;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -192,7 +192,7 @@ final class Seeder implements AutoCloseable {
   }
 
   private void event(String id, Instant at, Event e) {
-    csv(events, id, e.kind(), Rfc3339.format(at), e.payload().toString());
+    csv(events, id, e.kind().wire(), Rfc3339.format(at), e.payload().toString());
   }
 
   @SuppressWarnings("unchecked")

@@ -10,10 +10,11 @@ import dev.ledger.Validation;
 import dev.ledger.codegen.convert.JsonConverter;
 import dev.ledger.codegen.convert.StringListConverter;
 import dev.ledger.codegen.db.ledger_template.tables.records.TasksRecord;
-import dev.ledger.internal.Event;
-import dev.ledger.internal.Projection;
-import dev.ledger.tx.Engine;
-import dev.ledger.tx.Tx;
+import dev.ledger.event.Event;
+import dev.ledger.event.Projection;
+import dev.ledger.kernel.DomainLock;
+import dev.ledger.kernel.Engine;
+import dev.ledger.kernel.Tx;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -83,9 +84,9 @@ public final class BatchFiling {
       deps.addAll(s.dependsOn());
     }
     checkDependencies(tx.directory(), deps);
-    DSLContext ctx = tx.forSchema(engine.schemaForWrite(tx, domain));
+    DSLContext ctx = engine.domainForWrite(tx, domain);
     // the domain's lock, as every filing takes it (the reference's ensure_domain), held to commit
-    dev.ledger.internal.Directory.lockDomain(ctx, domain);
+    DomainLock.lock(ctx, domain);
     try {
       return tx.savepoint(() -> fileIn(ctx, specs));
     } catch (DataAccessException e) {
@@ -97,7 +98,7 @@ public final class BatchFiling {
     }
   }
 
-  private List<String> fileIn(DSLContext tx, List<TaskSpec> specs) {
+  private List<String> fileIn(DSLContext ctx, List<TaskSpec> specs) {
     Instant now = engine.now();
     // origins filed before: each of the batch's (origin, upstream event) pairs, bound as two
     // arrays, looked up in tasks_origin by a lateral subquery, so the plan is one index probe per
@@ -129,7 +130,7 @@ public final class BatchFiling {
                       .limit(1))
               .as("f");
       Field<String> foundId = found.field(TASKS.ID.getName(), String.class);
-      tx.select(origin, upstream, foundId)
+      ctx.select(origin, upstream, foundId)
           .from(k)
           .crossJoin(found)
           .fetch()
@@ -153,14 +154,14 @@ public final class BatchFiling {
       ids.add(id);
       Event.Created created = new Event.Created(id, s);
       eventTasks.add(id);
-      eventKinds.add(created.kind());
+      eventKinds.add(created.kind().wire());
       eventPayloads.add(JSON.to(created.payload()));
       TasksRecord row = Projection.created(id, now, s);
       boolean delayed = s.notBefore() != null && s.notBefore().isAfter(now);
       if (!delayed) {
         Event.Admitted admitted = new Event.Admitted();
         eventTasks.add(id);
-        eventKinds.add(admitted.kind());
+        eventKinds.add(admitted.kind().wire());
         eventPayloads.add(JSON.to(admitted.payload()));
         Projection.apply(row, admitted);
       }
@@ -177,7 +178,7 @@ public final class BatchFiling {
         DSL.table("unnest({0}, {1}, {2}) with ordinality", taskArray, kindArray, payloadArray)
             .as("u", "task_id", "kind", "payload", "n");
     int events =
-        tx.insertInto(EVENTS, EVENTS.TASK_ID, EVENTS.KIND, EVENTS.AT, EVENTS.PAYLOAD)
+        ctx.insertInto(EVENTS, EVENTS.TASK_ID, EVENTS.KIND, EVENTS.AT, EVENTS.PAYLOAD)
             .select(
                 DSL.select(
                         DSL.field(DSL.name("u", "task_id"), String.class),
@@ -197,12 +198,12 @@ public final class BatchFiling {
               + eventTasks.size()
               + " events");
     }
-    insertRows(tx, rows);
+    insertRows(ctx, rows);
     // the routes: one row per task, not completed
     String domain = rows.get(0).getDomain();
     Field<String[]> idArray = texts(rows.stream().map(TasksRecord::getId).toList());
     Table<?> r = DSL.table("unnest({0})", idArray).as("r", "id");
-    tx.insertInto(LEDGER_TASKS, LEDGER_TASKS.ID, LEDGER_TASKS.DOMAIN, LEDGER_TASKS.COMPLETED)
+    ctx.insertInto(LEDGER_TASKS, LEDGER_TASKS.ID, LEDGER_TASKS.DOMAIN, LEDGER_TASKS.COMPLETED)
         .select(
             DSL.select(
                     DSL.field(DSL.name("r", "id"), String.class),
@@ -218,7 +219,7 @@ public final class BatchFiling {
    * column (the column's database values, converters applied), so the statement's text and its
    * number of binds are the same for every batch size.
    */
-  private static void insertRows(DSLContext tx, List<TasksRecord> rows) {
+  private static void insertRows(DSLContext ctx, List<TasksRecord> rows) {
     Field<?>[] columns = TASKS.fields();
     List<Field<?>> arrays = new ArrayList<>(columns.length);
     List<Field<?>> selected = new ArrayList<>(columns.length);
@@ -234,7 +235,7 @@ public final class BatchFiling {
     unnest.append(')');
     Table<?> u = DSL.table(unnest.toString(), arrays.toArray(Object[]::new)).as("u", names);
     int inserted =
-        tx.insertInto(TASKS).columns(columns).select(DSL.select(selected).from(u)).execute();
+        ctx.insertInto(TASKS).columns(columns).select(DSL.select(selected).from(u)).execute();
     if (inserted != rows.size()) {
       throw new IllegalStateException(
           "filing " + rows.size() + " tasks inserted " + inserted + " rows");

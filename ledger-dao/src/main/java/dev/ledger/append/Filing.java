@@ -7,11 +7,12 @@ import dev.ledger.InvalidInputException;
 import dev.ledger.TaskSpec;
 import dev.ledger.Validation;
 import dev.ledger.codegen.db.ledger_template.tables.records.TasksRecord;
-import dev.ledger.internal.Directory;
-import dev.ledger.internal.Event;
-import dev.ledger.internal.Projection;
-import dev.ledger.tx.Engine;
-import dev.ledger.tx.Tx;
+import dev.ledger.event.Event;
+import dev.ledger.event.EventLog;
+import dev.ledger.event.Projection;
+import dev.ledger.kernel.DomainLock;
+import dev.ledger.kernel.Engine;
+import dev.ledger.kernel.Tx;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
@@ -90,12 +91,11 @@ public final class Filing {
     // before the domain's schema is made: a refused filing writes nothing at all. Tasks are
     // never deleted, so a dependency seen here still exists at commit.
     checkDependencies(tx.directory(), spec.dependsOn());
-    String schema = engine.schemaForWrite(tx, spec.domain());
-    DSLContext ctx = tx.forSchema(schema);
+    DSLContext ctx = engine.domainForWrite(tx, spec.domain());
     // the domain's lock, as the reference's filing takes it (ensure_domain), held to commit: a
     // replay or a scrub of the domain in progress finishes first, and the replay never meets a task
     // filed after it began
-    Directory.lockDomain(ctx, spec.domain());
+    DomainLock.lock(ctx, spec.domain());
     if (spec.upstreamEvent() == null) {
       String id = engine.newId();
       return new Filed(id, insert(ctx, id, spec), ctx);

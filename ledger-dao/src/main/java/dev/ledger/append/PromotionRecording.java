@@ -4,11 +4,12 @@ import static dev.ledger.codegen.db.ledger_template.Tables.PROMOTIONS;
 
 import dev.ledger.PromotionSpec;
 import dev.ledger.Validation;
-import dev.ledger.internal.Directory;
-import dev.ledger.internal.Event;
-import dev.ledger.internal.Projection;
-import dev.ledger.tx.Engine;
-import dev.ledger.tx.Tx;
+import dev.ledger.event.Event;
+import dev.ledger.event.EventLog;
+import dev.ledger.event.Projection;
+import dev.ledger.kernel.DomainLock;
+import dev.ledger.kernel.Engine;
+import dev.ledger.kernel.Tx;
 import java.time.Instant;
 import org.jooq.DSLContext;
 import org.jooq.impl.DSL;
@@ -48,8 +49,8 @@ public final class PromotionRecording {
    */
   public boolean record(Tx tx, PromotionSpec spec, boolean whyErased) {
     Validation.promotion(spec);
-    DSLContext ctx = tx.forSchema(engine.schemaForWrite(tx, spec.domain()));
-    Directory.lockDomain(ctx, spec.domain());
+    DSLContext ctx = engine.domainForWrite(tx, spec.domain());
+    DomainLock.lock(ctx, spec.domain());
     boolean seen =
         ctx.fetchExists(
             DSL.selectOne()

@@ -1,14 +1,17 @@
 package dev.ledger.append;
 
-import static dev.ledger.append.EventLog.wrong;
+import static dev.ledger.event.EventLog.wrong;
 
 import dev.ledger.InvalidInputException;
+import dev.ledger.Lease;
+import dev.ledger.LeaseLostException;
 import dev.ledger.Status;
 import dev.ledger.Validation;
 import dev.ledger.codegen.db.ledger_template.tables.records.TasksRecord;
-import dev.ledger.internal.Event;
-import dev.ledger.tx.Engine;
-import dev.ledger.tx.Tx;
+import dev.ledger.event.Event;
+import dev.ledger.event.EventLog;
+import dev.ledger.kernel.Engine;
+import dev.ledger.kernel.Tx;
 
 /**
  * The transitions of a task by id that need no lease: admit, invalidate, post and rescore. Each
@@ -161,6 +164,49 @@ public final class Transitions {
   }
 
   /**
+   * The transition of a task under its lease, the fence every operation under a lease passes
+   * (heartbeat, release, handoff, complete, fail): the task's row is locked and the operation is
+   * refused unless the lease is the task's current one (claimed, same holder, same attempt).
+   *
+   * @param tx the operation's transaction context
+   * @param lease the lease the caller holds, not null
+   * @param operation what is done under it, for the refusal, e.g. {@code complete}
+   * @param decide decides the event from the locked row, once the lease is known current
+   * @return the row after the event
+   * @throws InvalidInputException naming {@code lease} when it is null
+   * @throws LeaseLostException when the lease is not the task's current one (nothing written)
+   * @throws dev.ledger.TaskNotFoundException when no task has the lease's id
+   */
+  public TasksRecord underLease(
+      Tx tx, Lease lease, String operation, EventLog.EventDecider decide) {
+    if (lease == null) {
+      throw new InvalidInputException("lease", "must not be null");
+    }
+    return apply(
+        tx,
+        lease.taskId(),
+        row -> {
+          if (!current(row, lease)) {
+            throw new LeaseLostException(lease, operation, describe(row));
+          }
+          return decide.decide(row);
+        });
+  }
+
+  private static boolean current(TasksRecord row, Lease lease) {
+    return Status.CLAIMED.wire().equals(row.getStatus())
+        && lease.holder().equals(row.getHolder())
+        && row.getAttempts() == lease.attempt();
+  }
+
+  private static String describe(TasksRecord row) {
+    Status s = Status.parse(row.getStatus());
+    return s == Status.CLAIMED
+        ? "claimed by " + row.getHolder() + " (attempt " + row.getAttempts() + ")"
+        : s.wire();
+  }
+
+  /**
    * The generic transition of one task by id in {@code tx}: routes the id, then {@link
    * EventLog#transition}.
    *
@@ -171,6 +217,6 @@ public final class Transitions {
    * @throws dev.ledger.TaskNotFoundException when no task has the id
    */
   public TasksRecord apply(Tx tx, String id, EventLog.EventDecider decide) {
-    return log.transition(tx, tx.forSchema(engine.schemaOfTask(tx, id)), id, decide);
+    return log.transition(tx, engine.taskDomain(tx, id), id, decide);
   }
 }

@@ -13,11 +13,12 @@ import dev.ledger.Validation;
 import dev.ledger.codegen.convert.JsonConverter;
 import dev.ledger.codegen.db.ledger_directory.tables.LedgerTasks;
 import dev.ledger.codegen.db.ledger_template.tables.Tasks;
-import dev.ledger.internal.Event;
-import dev.ledger.internal.RenderedStatement;
-import dev.ledger.internal.RenderedStatement.Slot;
-import dev.ledger.tx.Engine;
-import dev.ledger.tx.Tx;
+import dev.ledger.event.Event;
+import dev.ledger.event.EventKind;
+import dev.ledger.kernel.Engine;
+import dev.ledger.kernel.RenderedStatement;
+import dev.ledger.kernel.RenderedStatement.Slot;
+import dev.ledger.kernel.Tx;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -79,11 +80,11 @@ public final class BatchCompletion {
     if (completions.isEmpty()) {
       return List.of();
     }
-    Optional<String> schema = engine.schemaOf(tx, domain);
-    if (schema.isEmpty()) {
+    Optional<DSLContext> ctx = engine.domain(tx, domain);
+    if (ctx.isEmpty()) {
       return completions.stream().map(Completion::lease).toList();
     }
-    return completeIn(tx, tx.forSchema(schema.get()), completions);
+    return completeIn(tx, ctx.get(), completions);
   }
 
   /**
@@ -110,12 +111,12 @@ public final class BatchCompletion {
     if (completions.isEmpty()) {
       return new CompletedBatch(List.of(), List.of(), List.of());
     }
-    Optional<String> schema = engine.schemaOf(tx, domain);
-    if (schema.isEmpty()) {
+    Optional<DSLContext> mapped = engine.domain(tx, domain);
+    if (mapped.isEmpty()) {
       return new CompletedBatch(
           List.of(), completions.stream().map(Completion::lease).toList(), List.of());
     }
-    DSLContext ctx = tx.forSchema(schema.get());
+    DSLContext ctx = mapped.get();
     List<Lease> refused = new ArrayList<>();
     Map<String, Completion> byTask = new java.util.LinkedHashMap<>();
     for (Completion c : completions) {
@@ -222,7 +223,7 @@ public final class BatchCompletion {
     }
   }
 
-  private List<Lease> completeIn(Tx op, DSLContext tx, List<Completion> completions) {
+  private List<Lease> completeIn(Tx tx, DSLContext ctx, List<Completion> completions) {
     // one completion per task: a second one of the same task is refused, as complete would
     List<Lease> lost = new ArrayList<>();
     Map<String, Integer> order = new HashMap<>();
@@ -256,8 +257,8 @@ public final class BatchCompletion {
     }
     java.util.Set<String> done = new java.util.HashSet<>();
     for (Record r :
-        statement(tx)
-            .fetch(tx, DONE, engine.now(), ids, holders, attempts, places, payloads, handoffs)) {
+        statement(ctx)
+            .fetch(ctx, DONE, engine.now(), ids, holders, attempts, places, payloads, handoffs)) {
       done.add(r.get(TASKS.ID));
     }
     for (Completion c : distinct) {
@@ -292,11 +293,11 @@ public final class BatchCompletion {
    * whose lease is current (the fence: claimed, same holder, same attempt), append a {@code
    * completed} event to each of them in the given order, and return their ids.
    */
-  private RenderedStatement statement(DSLContext tx) {
+  private RenderedStatement statement(DSLContext ctx) {
     return engine
         .statements()
         .get(
-            tx,
+            ctx,
             "complete all",
             () -> {
               Table<?> u =
@@ -364,7 +365,7 @@ public final class BatchCompletion {
                               .select(
                                   DSL.select(
                                           doneId,
-                                          DSL.inline(new Event.Completed(null).kind()),
+                                          DSL.inline(EventKind.COMPLETED.wire()),
                                           AT.field(),
                                           DSL.field(
                                               DSL.name("input", "payload"),
@@ -394,11 +395,11 @@ public final class BatchCompletion {
    * every locked row as it was locked, with the id of those completed now ({@code done_id}, else
    * null).
    */
-  private RenderedStatement availableStatement(DSLContext tx) {
+  private RenderedStatement availableStatement(DSLContext ctx) {
     return engine
         .statements()
         .get(
-            tx,
+            ctx,
             "complete available",
             () -> {
               Table<?> u =
@@ -487,7 +488,7 @@ public final class BatchCompletion {
                               .select(
                                   DSL.select(
                                           doneId,
-                                          DSL.inline(new Event.Completed(null).kind()),
+                                          DSL.inline(EventKind.COMPLETED.wire()),
                                           AT.field(),
                                           DSL.field(
                                               DSL.name("input", "payload"),

@@ -10,9 +10,9 @@ import dev.ledger.Label;
 import dev.ledger.Status;
 import dev.ledger.codegen.db.ledger_template.tables.Tasks;
 import dev.ledger.codegen.db.ledger_template.tables.records.TasksRecord;
-import dev.ledger.internal.Event;
-import dev.ledger.internal.RenderedStatement;
-import dev.ledger.internal.RenderedStatement.Slot;
+import dev.ledger.event.EventKind;
+import dev.ledger.kernel.RenderedStatement;
+import dev.ledger.kernel.RenderedStatement.Slot;
 import java.time.Instant;
 import java.util.Collection;
 import java.util.Comparator;
@@ -191,10 +191,10 @@ public final class ClaimSql {
    * its commit.
    */
   static Claimed claimIn(
-      RenderedStatement.Cache statements, DSLContext tx, ClaimArgs a, int max, int window) {
+      RenderedStatement.Cache statements, DSLContext ctx, ClaimArgs a, int max, int window) {
     RenderedStatement claim =
         statements.get(
-            tx,
+            ctx,
             "claim",
             () -> {
               ClaimWindow cw = claimWindowCtes();
@@ -218,7 +218,7 @@ public final class ClaimSql {
                               .select(
                                   DSL.select(
                                           claimed.field(TASKS.ID),
-                                          DSL.inline(new Event.Claimed("", Instant.EPOCH).kind()),
+                                          DSL.inline(EventKind.CLAIMED.wire()),
                                           NOW.field(),
                                           PAYLOAD.field())
                                       .from(claimed)
@@ -249,7 +249,7 @@ public final class ClaimSql {
     int windowRows = 0;
     for (Record r :
         claim.fetch(
-            tx,
+            ctx,
             CLAIMED,
             a.now(),
             a.until(),

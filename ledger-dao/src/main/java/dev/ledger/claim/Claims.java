@@ -1,7 +1,7 @@
 package dev.ledger.claim;
 
-import static dev.ledger.append.EventLog.wrong;
 import static dev.ledger.codegen.db.ledger_template.Tables.TASKS;
+import static dev.ledger.event.EventLog.wrong;
 
 import dev.ledger.ClaimedTask;
 import dev.ledger.Claimer;
@@ -12,10 +12,10 @@ import dev.ledger.Validation;
 import dev.ledger.append.Transitions;
 import dev.ledger.codegen.db.ledger_template.tables.Tasks;
 import dev.ledger.codegen.db.ledger_template.tables.records.TasksRecord;
-import dev.ledger.internal.Event;
-import dev.ledger.internal.Rows;
-import dev.ledger.tx.Engine;
-import dev.ledger.tx.Tx;
+import dev.ledger.event.Event;
+import dev.ledger.kernel.Engine;
+import dev.ledger.kernel.Rows;
+import dev.ledger.kernel.Tx;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;

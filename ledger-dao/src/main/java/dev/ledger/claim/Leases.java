@@ -1,16 +1,13 @@
 package dev.ledger.claim;
 
-import dev.ledger.InvalidInputException;
 import dev.ledger.Lease;
 import dev.ledger.LeaseLostException;
-import dev.ledger.Status;
 import dev.ledger.Validation;
-import dev.ledger.append.EventLog;
 import dev.ledger.append.Transitions;
-import dev.ledger.codegen.db.ledger_template.tables.records.TasksRecord;
-import dev.ledger.internal.Event;
-import dev.ledger.tx.Engine;
-import dev.ledger.tx.Tx;
+import dev.ledger.event.Event;
+import dev.ledger.event.EventLog;
+import dev.ledger.kernel.Engine;
+import dev.ledger.kernel.Tx;
 import java.time.Duration;
 import java.time.Instant;
 
@@ -100,30 +97,6 @@ public final class Leases {
   }
 
   private void fenced(Tx tx, Lease lease, String operation, EventLog.EventDecider decide) {
-    if (lease == null) {
-      throw new InvalidInputException("lease", "must not be null");
-    }
-    transitions.apply(
-        tx,
-        lease.taskId(),
-        row -> {
-          if (!current(row, lease)) {
-            throw new LeaseLostException(lease, operation, describe(row));
-          }
-          return decide.decide(row);
-        });
-  }
-
-  private static boolean current(TasksRecord row, Lease lease) {
-    return Status.CLAIMED.wire().equals(row.getStatus())
-        && lease.holder().equals(row.getHolder())
-        && row.getAttempts() == lease.attempt();
-  }
-
-  private static String describe(TasksRecord row) {
-    Status s = Status.parse(row.getStatus());
-    return s == Status.CLAIMED
-        ? "claimed by " + row.getHolder() + " (attempt " + row.getAttempts() + ")"
-        : s.wire();
+    transitions.underLease(tx, lease, operation, decide);
   }
 }

@@ -46,6 +46,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p>A tenant's DSN carries credentials: it appears in no log line, report, error or exception
  * message; every text from a tenant's run passes through {@link Dsn#redact(String)}.
+ *
+ * <p>Size: over 600 lines, a quarter of them this documentation. One class on purpose: the run's
+ * loop, the per-tenant run and the registry's status updates share the run's state (the executor,
+ * the tenants' pools, the listener, the stop on a control database failure); the registry ({@link
+ * TenantRegistry}), the lock ({@link JobLock}) and the report are apart already.
  */
 public final class Fleet {
 

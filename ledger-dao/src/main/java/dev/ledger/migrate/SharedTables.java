@@ -10,7 +10,7 @@ import static org.jooq.impl.DSL.table;
 
 import dev.ledger.codegen.db.ledger_template.tables.Events;
 import dev.ledger.codegen.db.ledger_template.tables.Tasks;
-import dev.ledger.internal.ClaimIndex;
+import dev.ledger.replay.ClaimIndex;
 import dev.ledger.schema.DomainSchemas;
 import dev.ledger.schema.RenderMappedDsl;
 import java.sql.Connection;
@@ -193,8 +193,8 @@ final class SharedTables {
     try (Connection c = dataSource.getConnection()) {
       c.setAutoCommit(false);
       try {
-        DSLContext tx = DSL.using(plain.configuration().derive(new DefaultConnectionProvider(c)));
-        tx.select(
+        DSLContext ctx = DSL.using(plain.configuration().derive(new DefaultConnectionProvider(c)));
+        ctx.select(
                 DSL.function(
                     "pg_advisory_xact_lock",
                     Object.class,
@@ -202,7 +202,7 @@ final class SharedTables {
                         AdvisoryLocks.tenantLockKey("ledger-shared-tables:" + directorySchema))))
             .fetch();
         boolean stillShared =
-            tx.fetchExists(
+            ctx.fetchExists(
                 select(DSL.one())
                     .from(table(name("pg_catalog", "pg_tables")))
                     .where(field(name("schemaname"), String.class).eq(directorySchema))
@@ -218,8 +218,8 @@ final class SharedTables {
         for (SharedTablesReport.MovedDomain d : census.domains()) {
           ClaimIndex.recomputeBlocked(onTransaction(mapped, d.schema(), c));
         }
-        tx.alterTable(table(name(directorySchema, TASKS))).renameTo(name(TASKS_KEPT)).execute();
-        tx.alterTable(table(name(directorySchema, EVENTS))).renameTo(name(EVENTS_KEPT)).execute();
+        ctx.alterTable(table(name(directorySchema, TASKS))).renameTo(name(TASKS_KEPT)).execute();
+        ctx.alterTable(table(name(directorySchema, EVENTS))).renameTo(name(EVENTS_KEPT)).execute();
         c.commit();
         return true;
       } catch (SQLException | RuntimeException e) {
@@ -235,8 +235,8 @@ final class SharedTables {
   }
 
   private void moveDomain(
-      DSLContext tx, SharedTablesReport.MovedDomain d, Set<String> sharedTaskColumns) {
-    if (tx.fetchExists(TASKS_TABLE) || tx.fetchExists(EVENTS_TABLE)) {
+      DSLContext ctx, SharedTablesReport.MovedDomain d, Set<String> sharedTaskColumns) {
+    if (ctx.fetchExists(TASKS_TABLE) || ctx.fetchExists(EVENTS_TABLE)) {
       throw new MoveRefusedException(
           "schema "
               + d.schema()
@@ -246,12 +246,12 @@ final class SharedTables {
               + " changed): move or drop that schema's rows by hand, then run again");
     }
     String routed =
-        tx.select(LEDGER_DOMAINS.SCHEMA)
+        ctx.select(LEDGER_DOMAINS.SCHEMA)
             .from(LEDGER_DOMAINS)
             .where(LEDGER_DOMAINS.DOMAIN.eq(d.domain()))
             .fetchOne(LEDGER_DOMAINS.SCHEMA);
     if (routed == null) {
-      tx.insertInto(LEDGER_DOMAINS)
+      ctx.insertInto(LEDGER_DOMAINS)
           .set(LEDGER_DOMAINS.DOMAIN, d.domain())
           .set(LEDGER_DOMAINS.SCHEMA, DomainSchemas.quotedSchemaName(d.domain()))
           .execute();
@@ -273,11 +273,11 @@ final class SharedTables {
         source.add(field(name("t", f.getName()), f.getDataType()));
       }
     }
-    tx.insertInto(TASKS_TABLE)
+    ctx.insertInto(TASKS_TABLE)
         .columns(target)
         .select(select(source).from(tasks).where(taskDomain.eq(d.domain())))
         .execute();
-    tx.insertInto(
+    ctx.insertInto(
             EVENTS_TABLE,
             EVENTS_TABLE.TASK_ID,
             EVENTS_TABLE.KIND,
@@ -295,7 +295,7 @@ final class SharedTables {
                 .where(taskDomain.eq(d.domain()))
                 .orderBy(eventSeq))
         .execute();
-    tx.insertInto(LEDGER_TASKS, LEDGER_TASKS.ID, LEDGER_TASKS.DOMAIN, LEDGER_TASKS.COMPLETED)
+    ctx.insertInto(LEDGER_TASKS, LEDGER_TASKS.ID, LEDGER_TASKS.DOMAIN, LEDGER_TASKS.COMPLETED)
         .select(
             select(taskId, taskDomain, field(taskStatus.eq("completed")))
                 .from(tasks)
@@ -303,7 +303,7 @@ final class SharedTables {
         .execute();
     // what claims derive from the rows (claim classes, dependency edges), by the code the live
     // operations and the replay use
-    ClaimIndex.rebuildDomain(tx, d.domain(), tx.selectFrom(TASKS_TABLE).fetch());
+    ClaimIndex.rebuildDomain(ctx, d.domain(), ctx.selectFrom(TASKS_TABLE).fetch());
   }
 
   /** The move was refused before anything changed (a target holds rows, a route disagrees). */

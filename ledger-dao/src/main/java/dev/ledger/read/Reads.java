@@ -13,13 +13,15 @@ import dev.ledger.Task;
 import dev.ledger.TaskNotFoundException;
 import dev.ledger.Validation;
 import dev.ledger.append.Filing;
+import dev.ledger.append.Retries;
 import dev.ledger.codegen.convert.StringListConverter;
 import dev.ledger.codegen.db.ledger_template.tables.records.TasksRecord;
-import dev.ledger.internal.Directory;
-import dev.ledger.internal.Rows;
+import dev.ledger.event.EventKind;
+import dev.ledger.kernel.Engine;
+import dev.ledger.kernel.Rows;
+import dev.ledger.kernel.SchemaVersions;
+import dev.ledger.kernel.Tx;
 import dev.ledger.schema.LedgerMigrations;
-import dev.ledger.tx.Engine;
-import dev.ledger.tx.Tx;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumMap;
@@ -63,11 +65,7 @@ public final class Reads {
    * @throws TaskNotFoundException when no task has the id
    */
   public Task get(Tx tx, String id) {
-    TasksRecord row =
-        tx.forSchema(engine.schemaOfTask(tx, id))
-            .selectFrom(TASKS)
-            .where(TASKS.ID.eq(id))
-            .fetchOne();
+    TasksRecord row = engine.taskDomain(tx, id).selectFrom(TASKS).where(TASKS.ID.eq(id)).fetchOne();
     if (row == null) {
       throw new TaskNotFoundException(id);
     }
@@ -126,11 +124,10 @@ public final class Reads {
    */
   public List<Task> dependents(Tx tx, String id) {
     return engine
-        .findSchemaOfTask(tx, id)
+        .findTaskDomain(tx, id)
         .map(
-            s ->
-                tx.forSchema(s)
-                    .selectFrom(TASKS)
+            ctx ->
+                ctx.selectFrom(TASKS)
                     .where(
                         DSL.condition(
                             "{0}::jsonb @> {1}::jsonb",
@@ -150,14 +147,13 @@ public final class Reads {
    */
   public List<Task> filedFrom(Tx tx, String parent) {
     return engine
-        .findSchemaOfTask(tx, parent)
+        .findTaskDomain(tx, parent)
         .map(
-            s ->
-                tx.forSchema(s)
-                    .selectFrom(TASKS)
+            ctx ->
+                ctx.selectFrom(TASKS)
                     .where(
                         TASKS.ORIGIN.in(
-                            "task:" + parent, "continues:" + parent, "retries:" + parent))
+                            "task:" + parent, "continues:" + parent, Retries.RETRIES + parent))
                     .orderBy(TASKS.CREATED.asc())
                     .fetch(Rows::task))
         .orElse(List.of());
@@ -174,9 +170,7 @@ public final class Reads {
    */
   public Optional<String> findOrigin(Tx tx, String domain, String origin, String upstreamEvent) {
     Validation.domain(domain);
-    return engine
-        .schemaOf(tx, domain)
-        .flatMap(s -> Filing.findOrigin(tx.forSchema(s), origin, upstreamEvent));
+    return engine.domain(tx, domain).flatMap(ctx -> Filing.findOrigin(ctx, origin, upstreamEvent));
   }
 
   /**
@@ -188,11 +182,12 @@ public final class Reads {
    * @throws TaskNotFoundException when no task has the id
    */
   public String createdPayload(Tx tx, String id) {
-    return tx.forSchema(engine.schemaOfTask(tx, id))
+    return engine
+        .taskDomain(tx, id)
         .select(EVENTS.PAYLOAD)
         .from(EVENTS)
         .where(EVENTS.TASK_ID.eq(id))
-        .and(EVENTS.KIND.eq("created"))
+        .and(EVENTS.KIND.eq(EventKind.CREATED.wire()))
         .orderBy(EVENTS.SEQ)
         .limit(1)
         .fetchOptional(EVENTS.PAYLOAD)
@@ -264,11 +259,10 @@ public final class Reads {
   public List<Promotion> promotions(Tx tx, String domain, String entry) {
     Validation.domain(domain);
     return engine
-        .schemaOf(tx, domain)
+        .domain(tx, domain)
         .map(
-            s ->
-                tx.forSchema(s)
-                    .selectFrom(PROMOTIONS)
+            ctx ->
+                ctx.selectFrom(PROMOTIONS)
                     .where(PROMOTIONS.DOMAIN.eq(domain))
                     .and(PROMOTIONS.ENTRY.eq(entry))
                     .orderBy(PROMOTIONS.SEQ)
@@ -312,7 +306,7 @@ public final class Reads {
           .fetch()
           .forEach(r -> counts.put(Status.parse(r.value1()), r.value2().longValue()));
       String version =
-          Directory.latestVersion(ctx, schema, LedgerMigrations.DOMAIN_HISTORY)
+          SchemaVersions.latestVersion(ctx, schema, LedgerMigrations.DOMAIN_HISTORY)
               .map(v -> v.getVersion())
               .orElse(null);
       out.add(new DomainInfo(domain, schema, version, Collections.unmodifiableMap(counts)));
@@ -329,7 +323,7 @@ public final class Reads {
   public long eventCount(Tx tx) {
     long n = 0;
     for (String domain : domains(tx)) {
-      n += tx.forSchema(engine.schemaOf(tx, domain).orElseThrow()).fetchCount(EVENTS);
+      n += engine.domain(tx, domain).orElseThrow().fetchCount(EVENTS);
     }
     return n;
   }
@@ -338,8 +332,8 @@ public final class Reads {
       Tx tx, String domain, Condition where, List<? extends OrderField<?>> order) {
     Validation.domain(domain);
     return engine
-        .schemaOf(tx, domain)
-        .map(s -> tx.forSchema(s).selectFrom(TASKS).where(where).orderBy(order).fetch(Rows::task))
+        .domain(tx, domain)
+        .map(ctx -> ctx.selectFrom(TASKS).where(where).orderBy(order).fetch(Rows::task))
         .orElse(List.of());
   }
 }

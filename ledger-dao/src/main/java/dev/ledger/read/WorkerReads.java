@@ -1,5 +1,7 @@
 package dev.ledger.read;
 
+import static dev.ledger.append.Retries.REFILED;
+import static dev.ledger.append.Retries.RETRIES;
 import static dev.ledger.codegen.db.ledger_template.Tables.EVENTS;
 import static dev.ledger.codegen.db.ledger_template.Tables.TASKS;
 
@@ -11,9 +13,10 @@ import dev.ledger.Task;
 import dev.ledger.Validation;
 import dev.ledger.codegen.convert.Rfc3339;
 import dev.ledger.codegen.db.ledger_template.tables.Tasks;
-import dev.ledger.internal.Rows;
-import dev.ledger.tx.Engine;
-import dev.ledger.tx.Tx;
+import dev.ledger.event.EventKind;
+import dev.ledger.kernel.Engine;
+import dev.ledger.kernel.Rows;
+import dev.ledger.kernel.Tx;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -33,10 +36,6 @@ import org.jooq.impl.DSL;
  */
 public final class WorkerReads {
 
-  private static final String ADMITTED = "admitted";
-  private static final String RELEASED = "released";
-  private static final String CLAIMED = "claimed";
-
   private final Engine engine;
 
   /**
@@ -50,7 +49,7 @@ public final class WorkerReads {
 
   private Optional<DSLContext> domain(Tx tx, String domain) {
     Validation.domain(domain);
-    return engine.schemaOf(tx, domain).map(tx::forSchema);
+    return engine.domain(tx, domain);
   }
 
   /**
@@ -110,7 +109,11 @@ public final class WorkerReads {
         .select(EVENTS.TASK_ID, EVENTS.KIND, EVENTS.AT, EVENTS.PAYLOAD)
         .from(EVENTS)
         .where(EVENTS.TASK_ID.in(ids))
-        .and(EVENTS.KIND.in(DSL.inline(ADMITTED), DSL.inline(RELEASED), DSL.inline(CLAIMED)))
+        .and(
+            EVENTS.KIND.in(
+                DSL.inline(EventKind.ADMITTED.wire()),
+                DSL.inline(EventKind.RELEASED.wire()),
+                DSL.inline(EventKind.CLAIMED.wire())))
         .orderBy(EVENTS.TASK_ID, EVENTS.SEQ)
         .fetch()
         .forEach(r -> byTask.computeIfAbsent(r.value1(), k -> new ArrayList<>()).add(r));
@@ -119,7 +122,7 @@ public final class WorkerReads {
         (id, events) -> {
           int current = -1;
           for (int i = 0; i < events.size(); i++) {
-            if (CLAIMED.equals(events.get(i).value2())) {
+            if (EventKind.CLAIMED.wire().equals(events.get(i).value2())) {
               current = i;
             }
           }
@@ -132,7 +135,7 @@ public final class WorkerReads {
           boolean held = false;
           for (int i = 0; i < current; i++) {
             var e = events.get(i);
-            if (CLAIMED.equals(e.value2())) {
+            if (EventKind.CLAIMED.wire().equals(e.value2())) {
               // a claim before the current one that no release ended: its lease expired
               holder = e.value4().path("holder").asText();
               until = Rfc3339.parse(e.value4().path("until").asText());
@@ -175,7 +178,7 @@ public final class WorkerReads {
   /**
    * A domain's dead letters not re-filed yet, oldest first. A re-filed one has a successor in its
    * domain with origin {@code retries:<root>} and upstream event {@code refiled:<id>} (what {@code
-   * Failures.refile} files), found by one probe of the unique origin index per dead letter.
+   * Retries.refile} files), found by one probe of the unique origin index per dead letter.
    *
    * @param tx the operation's context
    * @param domain the domain
@@ -205,12 +208,6 @@ public final class WorkerReads {
                     .fetch(Rows::task))
         .orElse(List.of());
   }
-
-  /** The origin prefix of a retry chain's tasks ({@code Failures}). */
-  private static final String RETRIES = "retries:";
-
-  /** The upstream event prefix of a re-filed dead letter's successor ({@code Failures}). */
-  private static final String REFILED = "refiled:";
 
   /**
    * A domain's task counts by status, every status present.

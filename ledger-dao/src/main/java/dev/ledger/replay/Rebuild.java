@@ -1,10 +1,8 @@
 package dev.ledger.replay;
 
-import dev.ledger.internal.ClaimIndex;
-import dev.ledger.internal.Replay;
+import dev.ledger.kernel.Engine;
+import dev.ledger.kernel.Tx;
 import dev.ledger.read.Reads;
-import dev.ledger.tx.Engine;
-import dev.ledger.tx.Tx;
 import java.util.List;
 
 /**
@@ -51,7 +49,7 @@ public final class Rebuild {
       count += Replay.domain(tx.forSchema(schema), domain, schema);
     }
     for (String domain : domains) {
-      ClaimIndex.recomputeBlocked(tx.forSchema(engine.schemaOf(tx, domain).orElseThrow()));
+      ClaimIndex.recomputeBlocked(engine.domain(tx, domain).orElseThrow());
     }
     Replay.finish(tx.directory());
     return count;

@@ -1,5 +1,6 @@
 package dev.ledger.scrub;
 
+import static dev.ledger.append.Retries.RETRIES;
 import static dev.ledger.codegen.db.ledger_template.Tables.TASKS;
 
 import dev.ledger.InvalidInputException;
@@ -7,14 +8,13 @@ import dev.ledger.Redaction;
 import dev.ledger.ScrubResult;
 import dev.ledger.Status;
 import dev.ledger.Validation;
-import dev.ledger.append.EventLog;
 import dev.ledger.codegen.db.ledger_template.tables.Tasks;
 import dev.ledger.codegen.db.ledger_template.tables.records.TasksRecord;
-import dev.ledger.internal.Directory;
-import dev.ledger.internal.Event;
-import dev.ledger.internal.Scrub;
-import dev.ledger.tx.Engine;
-import dev.ledger.tx.Tx;
+import dev.ledger.event.Event;
+import dev.ledger.event.EventLog;
+import dev.ledger.kernel.DomainLock;
+import dev.ledger.kernel.Engine;
+import dev.ledger.kernel.Tx;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
@@ -116,12 +116,12 @@ public final class Scrubs {
    * the domain has no schema.
    */
   private <T> T underDomainLock(Tx tx, String domain, T unknown, Function<DSLContext, T> body) {
-    Optional<String> schema = engine.schemaOf(tx, domain);
-    if (schema.isEmpty()) {
+    Optional<DSLContext> mapped = engine.domain(tx, domain);
+    if (mapped.isEmpty()) {
       return unknown;
     }
-    DSLContext ctx = tx.forSchema(schema.get());
-    Directory.lockDomain(ctx, domain);
+    DSLContext ctx = mapped.get();
+    DomainLock.lock(ctx, domain);
     return body.apply(ctx);
   }
 
@@ -145,7 +145,7 @@ public final class Scrubs {
   /**
    * The ids a scrub of {@code origin} reaches: the tasks filed from the origin, and, transitively,
    * every task filed as {@code retries:<id>} of a task reached. A retry and a re-filed dead letter
-   * are filed by the ledger itself ({@code Failures}) with the title and body of the task they
+   * are filed by the ledger itself ({@code Retries}) with the title and body of the task they
    * repeat, so they carry the erased text; a task filed under any other origin ({@code task:<id>},
    * {@code continues:<id>}) was filed by the caller with text of its own and is not reached. One
    * recursive query, so however a chain is shaped (a re-filed task's own retries included) the
@@ -169,9 +169,6 @@ public final class Scrubs {
                             .on(retry.ORIGIN.eq(DSL.inline(RETRIES).concat(chainId)))));
     return DSL.withRecursive(cte).select(cte.field("id", String.class)).from(cte);
   }
-
-  /** The origin prefix of a retry chain's tasks ({@code Failures}). */
-  private static final String RETRIES = "retries:";
 
   private static void checkRedaction(Redaction redaction) {
     Validation.redaction(redaction);

@@ -75,7 +75,7 @@ final class ServedTenant {
         try {
           ledger = Ledger.open(dataSource(), settings.ledgerConfig());
         } catch (LedgerStorageException e) {
-          if (Failures.unreachable(e)) {
+          if (Unreachable.matches(e)) {
             markDown(e);
             throw unreachable(e);
           }
@@ -151,7 +151,7 @@ final class ServedTenant {
       LOG.warn(
           "tenant {} unreachable, refused until its database answers: {}",
           tenant(),
-          Failures.describe(cause, record.dsn()));
+          Unreachable.describe(cause, record.dsn()));
     }
     down = cause;
   }
@@ -286,7 +286,7 @@ final class ServedTenant {
         "tenant "
             + tenant()
             + " is unreachable: its database did not answer ("
-            + Failures.describe(cause, record.dsn())
+            + Unreachable.describe(cause, record.dsn())
             + "); calls are refused at once until a probe reaches it again",
         cause);
   }

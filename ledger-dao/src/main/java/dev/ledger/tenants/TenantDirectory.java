@@ -70,6 +70,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Thread-safe. {@link #close()} refuses new calls, waits up to the drain timeout for calls in
  * progress to give their connections back, and closes every pool.
+ *
+ * <p>Size: over 600 lines, a quarter of them documentation. One class on purpose: refreshing,
+ * serving and draining share the map of served tenants and its lock; the builder ({@link
+ * TenantDirectoryBuilder}), a served tenant ({@link ServedTenant}) and the connection budget
+ * ({@link ConnectionBudget}) are apart already.
  */
 public final class TenantDirectory implements AutoCloseable {
 
@@ -214,7 +219,7 @@ public final class TenantDirectory implements AutoCloseable {
     try {
       return work.apply(ledger);
     } catch (LedgerStorageException e) {
-      if (Failures.unreachable(e)) {
+      if (Unreachable.matches(e)) {
         served.markDown(e);
         throw refused(served.unreachable(e));
       }

@@ -1,0 +1,542 @@
+package dev.ledger.kernel;
+
+import dev.ledger.LedgerConfig;
+import dev.ledger.LedgerException;
+import dev.ledger.LedgerStorageException;
+import dev.ledger.TaskNotFoundException;
+import dev.ledger.schema.RenderMappedDsl;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import javax.sql.DataSource;
+import org.jooq.DSLContext;
+import org.jooq.exception.DataAccessException;
+
+/**
+ * What every ledger operation shares: the data source, the render-mapped jOOQ contexts, the cache
+ * of rendered statements, the directory (routing and provisioning), the clock; and the running of
+ * an operation in a transaction ({@link #write}) or on one connection ({@link #read}), with the
+ * translation of database failures into {@link LedgerStorageException}.
+ *
+ * <p>Internal to the ledger: {@code Ledger} makes one and hands it to its operation classes.
+ * Thread-safe.
+ */
+public final class Engine {
+
+  private final DataSource dataSource;
+  private final RenderMappedDsl dsl;
+  private final RenderedStatement.Cache statements = new RenderedStatement.Cache();
+  private final Directory directory;
+  private final Clock clock;
+  private final Bounds bounds;
+  private final StorageErrors errors;
+
+  /**
+   * Creates the engine.
+   *
+   * @param dataSource the database, not null
+   * @param config the ledger's configuration, not null
+   */
+  public Engine(DataSource dataSource, LedgerConfig config) {
+    this.dataSource = dataSource;
+    this.dsl = new RenderMappedDsl(dataSource, config.directorySchema(), config.executeListeners());
+    this.directory = new Directory(dataSource, dsl, statements, config.runtimeDdl());
+    this.clock = config.clock();
+    this.bounds = new Bounds(config.timeouts());
+    this.errors = new StorageErrors(config.timeouts());
+  }
+
+  /**
+   * The render-mapped contexts over the data source (each statement on a pooled connection).
+   *
+   * @return the contexts
+   */
+  public RenderMappedDsl dsl() {
+    return dsl;
+  }
+
+  /**
+   * The ledger's cache of rendered statements.
+   *
+   * @return the cache
+   */
+  public RenderedStatement.Cache statements() {
+    return statements;
+  }
+
+  /**
+   * Routing and provisioning.
+   *
+   * @return the directory
+   */
+  public Directory directory() {
+    return directory;
+  }
+
+  /**
+   * The current time, truncated to microseconds (what PostgreSQL and the event log keep).
+   *
+   * @return now
+   */
+  public Instant now() {
+    return Instant.now(clock).truncatedTo(ChronoUnit.MICROS);
+  }
+
+  /**
+   * A new task id: time-ordered, unique across processes: {@code t} + 14 hex digits of epoch
+   * microseconds + {@code -} + 8 random hex digits.
+   *
+   * @return e.g. {@code t0006467c2d6a1f0-3fa85f64}
+   */
+  public String newId() {
+    Instant now = Instant.now(clock);
+    long micros = ChronoUnit.MICROS.between(Instant.EPOCH, now);
+    return String.format(
+        "t%014x-%08x", micros, ThreadLocalRandom.current().nextInt() & 0xffffffffL);
+  }
+
+  /**
+   * The schema of the domain a task belongs to, looked up on the operation's connection.
+   *
+   * @param tx the operation's transaction context
+   * @param id the task id
+   * @return the bare schema name
+   * @throws dev.ledger.InvalidInputException naming {@code id} when it is null or empty
+   * @throws TaskNotFoundException when no task has the id
+   */
+  public String schemaOfTask(Tx tx, String id) {
+    if (id == null || id.isEmpty()) {
+      throw new dev.ledger.InvalidInputException("id", "must not be empty");
+    }
+    return directory
+        .schemaOfTask(tx.directory(), id, !tx.owned())
+        .orElseThrow(() -> new TaskNotFoundException(id));
+  }
+
+  /**
+   * The schema of a domain, looked up on the operation's connection.
+   *
+   * @param tx the operation's transaction context
+   * @param domain the domain, validated
+   * @return the bare schema name, or empty when the domain has none
+   */
+  public Optional<String> schemaOf(Tx tx, String domain) {
+    return directory.schemaOf(tx.directory(), domain, !tx.owned());
+  }
+
+  /**
+   * The schema of the domain a task belongs to, looked up on the operation's connection.
+   *
+   * @param tx the operation's transaction context
+   * @param id the task id, not empty
+   * @return the bare schema name, or empty when no task has the id
+   */
+  public Optional<String> findSchemaOfTask(Tx tx, String id) {
+    return directory.schemaOfTask(tx.directory(), id, !tx.owned());
+  }
+
+  /**
+   * The schema a write to a domain goes to, made first when the domain has none. In a transaction
+   * the ledger owns, the domain is provisioned in a transaction of its own before the operation's
+   * (which {@link #write} then runs again from the start; nothing of the first attempt was
+   * committed), so that waiting for another provisioner of the domain holds no pooled connection.
+   * In a caller's transaction it is provisioned inside that transaction ({@link
+   * Directory#provisionWithin}: the caller's rollback removes the schema too, and the domain's
+   * advisory lock is held until the caller's transaction ends).
+   *
+   * @param tx the operation's transaction context
+   * @param domain the domain, validated
+   * @return the bare schema name
+   * @throws dev.ledger.SchemaVersionException when the domain has no schema and runtime DDL is off,
+   *     or (in a caller's transaction) the schema cannot be made in one transaction
+   */
+  public String schemaForWrite(Tx tx, String domain) {
+    if (!tx.owned()) {
+      return directory.provisionWithin(tx.directory(), domain);
+    }
+    Optional<String> schema = directory.schemaOf(tx.directory(), domain, false);
+    if (schema.isPresent()) {
+      return schema.get();
+    }
+    throw new ProvisionFirst(domain);
+  }
+
+  /**
+   * A context on the operation's transaction, render-mapped to a domain's schema: the one lookup
+   * ({@link #schemaOf}) and mapping ({@link Tx#forSchema}) every operation on a domain starts with.
+   *
+   * @param tx the operation's transaction context
+   * @param domain the domain, validated
+   * @return the context, or empty when the domain has no schema
+   */
+  public Optional<DSLContext> domain(Tx tx, String domain) {
+    return schemaOf(tx, domain).map(tx::forSchema);
+  }
+
+  /**
+   * A context on the operation's transaction, render-mapped to the schema of a task's domain.
+   *
+   * @param tx the operation's transaction context
+   * @param id the task id
+   * @return the context
+   * @throws dev.ledger.InvalidInputException naming {@code id} when it is null or empty
+   * @throws TaskNotFoundException when no task has the id
+   */
+  public DSLContext taskDomain(Tx tx, String id) {
+    return tx.forSchema(schemaOfTask(tx, id));
+  }
+
+  /**
+   * A context on the operation's transaction, render-mapped to the schema of a task's domain, when
+   * the task exists.
+   *
+   * @param tx the operation's transaction context
+   * @param id the task id, not empty
+   * @return the context, or empty when no task has the id
+   */
+  public Optional<DSLContext> findTaskDomain(Tx tx, String id) {
+    return findSchemaOfTask(tx, id).map(tx::forSchema);
+  }
+
+  /**
+   * A context on the operation's transaction, render-mapped to the schema a write to a domain goes
+   * to, made first when the domain has none ({@link #schemaForWrite}).
+   *
+   * @param tx the operation's transaction context
+   * @param domain the domain, validated
+   * @return the context
+   * @throws dev.ledger.SchemaVersionException as {@link #schemaForWrite}
+   */
+  public DSLContext domainForWrite(Tx tx, String domain) {
+    return tx.forSchema(schemaForWrite(tx, domain));
+  }
+
+  /**
+   * Runs an operation, turning jOOQ's database failures into {@link LedgerStorageException}.
+   *
+   * @param operation the operation's name, for messages, e.g. {@code file}
+   * @param body the operation
+   * @param <T> its result
+   * @return the body's result
+   * @throws LedgerStorageException when the database fails
+   * @throws dev.ledger.TransactionPoolerException when pgjdbc's prepared statements collide through
+   *     a transaction-mode pooler (the message says to set {@code prepareThreshold=0})
+   * @throws LedgerException when a stored value cannot be read
+   */
+  public <T> T run(String operation, Supplier<T> body) {
+    try {
+      return body.get();
+    } catch (DataAccessException e) {
+      String collision = dev.ledger.TransactionPoolerException.collisionState(e);
+      if (collision != null) {
+        throw new dev.ledger.TransactionPoolerException(operation, collision, e);
+      }
+      IllegalArgumentException unreadable = unreadableValue(e);
+      if (unreadable != null) {
+        // a converter could not read a stored value: bad data, not a database failure
+        throw new dev.ledger.StoredDataException(operation, unreadable.getMessage(), e);
+      }
+      throw errors.of(operation, e, false);
+    } catch (org.flywaydb.core.api.FlywayException e) {
+      // provisioning a new domain's schema failed (connection lost, migration refused)
+      throw errors.of(operation, e, false);
+    } catch (IllegalArgumentException e) {
+      // a stored value a converter could not read
+      throw new LedgerException(operation + ": " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Runs an operation that has no result, as {@link #run(String, Supplier)} does.
+   *
+   * @param operation the operation's name, for messages, e.g. {@code open}
+   * @param body the operation
+   * @throws LedgerStorageException when the database fails
+   * @throws LedgerException when a stored value cannot be read
+   */
+  public void run(String operation, Runnable body) {
+    run(
+        operation,
+        () -> {
+          body.run();
+          return Boolean.TRUE;
+        });
+  }
+
+  /**
+   * The converter failure behind a jOOQ error that no database error caused (jOOQ reports those
+   * with SQLState {@code 00000}).
+   *
+   * @param e the error
+   * @return the converter's {@link IllegalArgumentException}, or null
+   */
+  private static IllegalArgumentException unreadableValue(DataAccessException e) {
+    if (e.getCause(java.sql.SQLException.class) != null) {
+      return null;
+    }
+    for (Throwable t = e.getCause(); t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof IllegalArgumentException i) {
+        return i;
+      }
+    }
+    return null;
+  }
+
+  /**
+   * Runs {@code body} in a transaction the ledger owns, on one pooled connection: committed when
+   * the body returns, rolled back when it throws. When the data source hands out a connection that
+   * is already in a transaction (autocommit off on acquisition: Spring's {@code
+   * TransactionAwareDataSourceProxy} inside {@code @Transactional}, or any data source that binds a
+   * transaction's connection to the thread), the body joins that transaction instead: the ledger
+   * never commits, rolls back or closes it (the connection handle is released with {@code close()},
+   * which such a data source turns into a release).
+   *
+   * @param operation the operation's name, for messages
+   * @param body the work, given the transaction context
+   * @param <T> its result
+   * @return the body's result
+   * @throws LedgerStorageException when the connection cannot be had, a statement fails or the
+   *     commit fails; {@link LedgerStorageException#outcomeUnknown()} when the connection was lost
+   *     during the commit
+   */
+  public <T> T write(String operation, Function<Tx, T> body) {
+    return run(
+        operation,
+        () -> {
+          try {
+            return once(operation, body);
+          } catch (ProvisionFirst p) {
+            directory.ensure(p.domain);
+          }
+          try {
+            return once(operation, body);
+          } catch (ProvisionFirst p) {
+            throw new LedgerException(
+                operation + ": domain '" + p.domain + "' has no route although it was provisioned");
+          }
+        });
+  }
+
+  private <T> T once(String operation, Function<Tx, T> body) {
+    Connection c = connect(operation);
+    try {
+      if (!autoCommit(operation, c)) {
+        // the data source's connection is in a caller's transaction: join it
+        return body.apply(new Tx(c, false, dsl));
+      }
+      return owned(operation, c, body);
+    } finally {
+      closeQuietly(c);
+    }
+  }
+
+  /**
+   * Runs {@code body} in a transaction of the ledger's own on {@code c} (in autocommit mode when
+   * given), under the {@link dev.ledger.Timeouts}: committed when the body returns, rolled back
+   * when it throws; the connection is left in autocommit mode with its socket timeout as it was.
+   */
+  private <T> T owned(String operation, Connection c, Function<Tx, T> body) {
+    int network = bindNetwork(operation, c);
+    try {
+      setAutoCommit(operation, c, false);
+      T result;
+      try {
+        bounds.bindTransaction(c);
+        result = body.apply(new Tx(c, true, dsl));
+      } catch (SQLException e) {
+        rollbackQuietly(c, e);
+        throw errors.of(operation, e, false);
+      } catch (RuntimeException | Error e) {
+        rollbackQuietly(c, e);
+        throw e;
+      }
+      try {
+        c.commit();
+      } catch (SQLException e) {
+        throw errors.of(operation, e, true);
+      }
+      setAutoCommit(operation, c, true);
+      return result;
+    } finally {
+      Bounds.restore(c, network);
+    }
+  }
+
+  private int bindNetwork(String operation, Connection c) {
+    try {
+      return bounds.bindNetwork(c);
+    } catch (SQLException e) {
+      throw errors.of(operation, e, false);
+    }
+  }
+
+  /**
+   * Runs {@code body} in a caller's transaction on its connection: never commits, rolls back or
+   * closes it. A failure of a statement leaves the caller's transaction aborted (PostgreSQL's
+   * rule), for the caller to roll back; a typed refusal ({@link dev.ledger.InvalidInputException},
+   * {@link dev.ledger.WrongStateException}, ...) is raised before anything is written and leaves it
+   * usable.
+   *
+   * @param connection the caller's connection, autocommit off
+   * @param operation the operation's name, for messages
+   * @param body the work, given the transaction context
+   * @param <T> its result
+   * @return the body's result
+   * @throws dev.ledger.InvalidInputException naming {@code connection} when it is null, closed or
+   *     in autocommit mode (there is no transaction to join)
+   * @throws LedgerStorageException when a statement fails
+   */
+  public <T> T joined(Connection connection, String operation, Function<Tx, T> body) {
+    return run(
+        operation,
+        () -> {
+          checkJoinable(connection);
+          return body.apply(new Tx(connection, false, dsl));
+        });
+  }
+
+  /**
+   * Checks that a caller's connection is in a transaction the ledger can join.
+   *
+   * @param connection the connection
+   * @throws dev.ledger.InvalidInputException naming {@code connection} when it is null, closed or
+   *     in autocommit mode
+   */
+  public static void checkJoinable(Connection connection) {
+    if (connection == null) {
+      throw new dev.ledger.InvalidInputException("connection", "must not be null");
+    }
+    boolean autoCommit;
+    try {
+      if (connection.isClosed()) {
+        throw new dev.ledger.InvalidInputException("connection", "is closed");
+      }
+      autoCommit = connection.getAutoCommit();
+    } catch (SQLException e) {
+      throw new LedgerStorageException("join transaction", e.getSQLState(), e);
+    }
+    if (autoCommit) {
+      throw new dev.ledger.InvalidInputException(
+          "connection",
+          "is in autocommit mode, so there is no transaction to join: call"
+              + " setAutoCommit(false) first, or call the ledger itself for a transaction of its own");
+    }
+  }
+
+  /**
+   * Checks, when the ledger opens (outside any transaction), that the data source hands out
+   * connections in autocommit mode: one handed out with autocommit off outside any transaction (a
+   * pool configured {@code autoCommit=false}) would make every ledger call join a transaction
+   * nobody commits.
+   *
+   * @throws dev.ledger.InvalidInputException naming {@code dataSource} when it does
+   */
+  public void checkAutoCommitOnOpen() {
+    run(
+        "open",
+        () -> {
+          Connection c = connect("open");
+          try {
+            if (!autoCommit("open", c)) {
+              throw new dev.ledger.InvalidInputException(
+                  "dataSource",
+                  "hands out connections with autocommit off outside any transaction (e.g."
+                      + " HikariCP autoCommit=false): the ledger would join transactions nobody"
+                      + " commits. Configure autocommit on (a Spring transaction still turns it"
+                      + " off for its own connection), and open the ledger outside a transaction");
+            }
+          } finally {
+            closeQuietly(c);
+          }
+        });
+  }
+
+  /**
+   * Runs a read on one pooled connection, in a read-committed transaction of its own so that the
+   * {@link dev.ledger.Timeouts} bound it (each statement still its own snapshot); on a connection
+   * already in a caller's transaction (see {@link #write}), in that transaction.
+   *
+   * @param operation the operation's name, for messages
+   * @param body the read, given the connection's context
+   * @param <T> its result
+   * @return the body's result
+   * @throws LedgerStorageException when the connection cannot be had
+   */
+  public <T> T read(String operation, Function<Tx, T> body) {
+    return run(
+        operation,
+        () -> {
+          Connection c = connect(operation);
+          try {
+            if (!autoCommit(operation, c)) {
+              return body.apply(new Tx(c, true, dsl));
+            }
+            return owned(operation, c, body);
+          } finally {
+            closeQuietly(c);
+          }
+        });
+  }
+
+  /**
+   * Thrown inside a transaction the ledger owns when the domain written to has no schema yet:
+   * {@link #write} rolls back, provisions the domain in a transaction of its own and runs the
+   * operation again. Never leaves this class.
+   */
+  private static final class ProvisionFirst extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+    private final String domain;
+
+    ProvisionFirst(String domain) {
+      super("domain " + domain + " has no schema yet", null, false, false);
+      this.domain = domain;
+    }
+  }
+
+  private Connection connect(String operation) {
+    try {
+      return dataSource.getConnection();
+    } catch (SQLException e) {
+      throw errors.connecting(operation, e);
+    }
+  }
+
+  private boolean autoCommit(String operation, Connection c) {
+    try {
+      return c.getAutoCommit();
+    } catch (SQLException e) {
+      throw errors.of(operation, e, false);
+    }
+  }
+
+  private void setAutoCommit(String operation, Connection c, boolean on) {
+    try {
+      c.setAutoCommit(on);
+    } catch (SQLException e) {
+      throw errors.of(operation, e, false);
+    }
+  }
+
+  private static void rollbackQuietly(Connection c, Throwable failure) {
+    try {
+      c.rollback();
+      c.setAutoCommit(true);
+    } catch (SQLException | RuntimeException e) {
+      failure.addSuppressed(e);
+    }
+  }
+
+  private static void closeQuietly(Connection c) {
+    try {
+      c.close();
+    } catch (SQLException e) {
+      // the pool discards a broken connection; nothing of the operation depends on it
+    }
+  }
+}
