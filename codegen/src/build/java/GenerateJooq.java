@@ -2,7 +2,7 @@
  * Build-time program of the codegen module, launched as a single source file by exec-maven-plugin
  * (see codegen/pom.xml): start an embedded PostgreSQL, apply the migrations of the ledger-migrations
  * jar to two template schemas, and generate jOOQ classes from what PostgreSQL then holds. jOOQ's
- * DDLDatabase cannot substitute Flyway placeholders (DESIGN section 9), so the source of truth is a
+ * DDLDatabase cannot substitute Flyway placeholders (docs/codegen.md), so the source of truth is a
  * real, migrated catalog. Arguments: the output directory, a scratch directory for the database.
  */
 

@@ -5,8 +5,8 @@ import java.time.temporal.ChronoUnit;
 import java.util.List;
 
 /**
- * What a task is filed with: the {@code spec} of its {@code created} event (format v1, DESIGN
- * section 3). Ports the reference's {@code TaskSpec}.
+ * What a task is filed with: the {@code spec} of its {@code created} event (format v1,
+ * docs/storage-and-replay.md). Ports the reference's {@code TaskSpec}.
  *
  * @param domain the domain, 1 to 200 characters, no U+0000
  * @param title 1 to {@value Validation#MAX_TITLE} characters, no U+0000

@@ -18,7 +18,7 @@ import org.jooq.impl.SQLDataType;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-/** After a scrub, the erased text appears nowhere in the database (DESIGN section 4). */
+/** After a scrub, the erased text appears nowhere in the database (docs/state-machine.md). */
 class ErasureTest {
 
   @RegisterExtension static final PostgresExtension PG = new PostgresExtension();

@@ -10,7 +10,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-/** Golden JSON of event format v1 for every kind (DESIGN section 3), byte for byte. */
+/** Golden JSON of event format v1 for every kind (docs/storage-and-replay.md), byte for byte. */
 class EventFormatTest {
 
   static final ObjectMapper JSON = new ObjectMapper();

@@ -20,7 +20,7 @@ import org.jooq.DSLContext;
 import org.jooq.impl.DSL;
 
 /**
- * Replay equals the live projection (DESIGN section 4): for random sequences of operations over
+ * Replay equals the live projection (docs/state-machine.md): for random sequences of operations over
  * several domains, {@link Ledger#rebuild()} yields exactly the {@code tasks}, {@code promotions}
  * and {@code ledger_tasks} rows the live operations produced, row for row and column for column.
  */

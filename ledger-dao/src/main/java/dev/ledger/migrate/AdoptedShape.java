@@ -2,7 +2,7 @@ package dev.ledger.migrate;
 
 /**
  * The historic shapes of a domain schema the reference stack made (no Flyway history), and the
- * version each is baselined at before the remaining migrations run (DESIGN section 3).
+ * version each is baselined at before the remaining migrations run (docs/storage-and-replay.md).
  */
 public enum AdoptedShape {
   /** {@code events} and {@code tasks}, no {@code promotions}: baseline 1. */

@@ -15,7 +15,7 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The migration job: brings one database's directory schema, then every domain schema its routing
- * table names, to the current version (DESIGN section 5; ports the reference backend's {@code
+ * table names, to the current version (docs/migration-job.md; ports the reference backend's {@code
  * connect}: {@code migrate_shared_tables}, {@code add_promotion_tables}).
  *
  * <pre>{@code

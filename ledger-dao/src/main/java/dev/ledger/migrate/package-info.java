@@ -1,5 +1,5 @@
 /**
- * The migration job and the fleet reconciler (DESIGN section 5; ports the reference reconciler
+ * The migration job and the fleet reconciler (docs/migration-job.md; ports the reference reconciler
  * {@code reconcile.rs} and the reference backend's {@code connect}, {@code migrate_shared_tables}
  * and {@code add_promotion_tables}).
  *

@@ -8,13 +8,13 @@ import java.util.regex.Pattern;
 
 /**
  * Maps a domain name to the PostgreSQL schema its {@code events}, {@code tasks} and {@code
- * promotions} live in (DESIGN section 3; ports the reference's {@code schema_for}).
+ * promotions} live in (docs/storage-and-replay.md; ports the reference's {@code schema_for}).
  *
  * <p>The schema name is {@code ledger_} + the domain with every character that is not an ASCII
  * letter or digit made {@code _} and letters lowercased, cut to its first 40 characters, + {@code
  * _} + the first 8 hex digits of the SHA-256 of the domain's UTF-8 bytes: {@code acme} maps to
  * {@code ledger_acme_822b33ad}. Two domains that read alike ({@code acme}, {@code Acme}) never
- * share a schema. The result is at most 56 bytes (7 + 40 + 1 + 8: DESIGN's "55" miscounts; the
+ * share a schema. The result is at most 56 bytes (7 + 40 + 1 + 8: the product brief's "55" miscounts; the
  * reference's code gives 56), under PostgreSQL's 63-byte identifier limit, and made only of {@code
  * [a-z0-9_]}.
  *
