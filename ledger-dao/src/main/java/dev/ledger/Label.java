@@ -3,8 +3,8 @@ package dev.ledger;
 import java.util.Locale;
 
 /**
- * A task's or promotion's classification (docs/state-machine.md), stored as {@code label_rank}: {@code
- * public} 0 &lt; {@code internal} 1 &lt; {@code confidential} 2 &lt; {@code restricted} 3. A
+ * A task's or promotion's classification (docs/state-machine.md), stored as {@code label_rank}:
+ * {@code public} 0 &lt; {@code internal} 1 &lt; {@code confidential} 2 &lt; {@code restricted} 3. A
  * claimer states its handling level and may take a task whose rank is not above it. Event payloads
  * carry the lowercase name.
  */

@@ -2,8 +2,8 @@ package dev.ledger;
 
 /**
  * The lease is no longer the task's current one: it was released, the task was completed or
- * invalidated, or it expired and another claimer took the task (fencing, docs/state-machine.md). The
- * holder must stop working on the task.
+ * invalidated, or it expired and another claimer took the task (fencing, docs/state-machine.md).
+ * The holder must stop working on the task.
  */
 public final class LeaseLostException extends LedgerException {
 

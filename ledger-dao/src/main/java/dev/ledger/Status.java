@@ -3,9 +3,9 @@ package dev.ledger;
 import java.util.Locale;
 
 /**
- * A task's status (docs/state-machine.md): {@code proposed} to {@code admitted} to {@code claimed} to
- * {@code completed}; any open task to {@code invalidated}; {@code claimed} back to {@code admitted}
- * on release. Stored as the lowercase name in {@code tasks.status}.
+ * A task's status (docs/state-machine.md): {@code proposed} to {@code admitted} to {@code claimed}
+ * to {@code completed}; any open task to {@code invalidated}; {@code claimed} back to {@code
+ * admitted} on release. Stored as the lowercase name in {@code tasks.status}.
  */
 public enum Status {
   /** Filed, not yet admitted to the queue. */

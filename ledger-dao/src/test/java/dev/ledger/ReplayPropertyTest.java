@@ -20,9 +20,10 @@ import org.jooq.DSLContext;
 import org.jooq.impl.DSL;
 
 /**
- * Replay equals the live projection (docs/state-machine.md): for random sequences of operations over
- * several domains, {@link Ledger#rebuild()} yields exactly the {@code tasks}, {@code promotions}
- * and {@code ledger_tasks} rows the live operations produced, row for row and column for column.
+ * Replay equals the live projection (docs/state-machine.md): for random sequences of operations
+ * over several domains, {@link Ledger#rebuild()} yields exactly the {@code tasks}, {@code
+ * promotions} and {@code ledger_tasks} rows the live operations produced, row for row and column
+ * for column.
  */
 class ReplayPropertyTest {
 

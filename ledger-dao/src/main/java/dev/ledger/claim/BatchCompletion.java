@@ -300,16 +300,6 @@ public final class BatchCompletion {
             ctx,
             "complete all",
             () -> {
-              Table<?> u =
-                  DSL.table(
-                          "unnest({0}, {1}, {2}, {3}, {4}, {5})",
-                          IDS.field(),
-                          HOLDERS.field(),
-                          ATTEMPTS.field(),
-                          PLACES.field(),
-                          PAYLOADS.field(),
-                          HANDOFFS.field())
-                      .as("u", "id", "holder", "attempt", "place", "payload", "handoff");
               Field<String> uId = DSL.field(DSL.name("u", "id"), String.class);
               Tasks l = TASKS.as("l");
               // every row of the batch locked in id order, as it is now (a fresh version after a
@@ -324,59 +314,10 @@ public final class BatchCompletion {
                               .orderBy(l.ID)
                               .forUpdate()
                               .of(l));
-              CommonTableExpression<Record> input =
-                  DSL.name("input").as(DSL.select(DSL.asterisk()).from(u));
-              Field<String> lockedId = locked.field(l.ID.getName(), String.class);
-              Field<String> inputId = DSL.field(DSL.name("input", "id"), String.class);
-              CommonTableExpression<Record1<String>> completed =
-                  DSL.name("completed")
-                      .as(
-                          DSL.update(TASKS)
-                              .set(TASKS.STATUS, DSL.inline(Status.COMPLETED.wire()))
-                              .set(
-                                  TASKS.HANDOFF,
-                                  DSL.field(DSL.name("input", "handoff"), String.class))
-                              .set(
-                                  TASKS.LEASE_UNTIL,
-                                  DSL.inline((Instant) null, TASKS.LEASE_UNTIL.getDataType()))
-                              .from(locked.join(input).on(inputId.eq(lockedId)))
-                              .where(TASKS.ID.eq(lockedId))
-                              .and(
-                                  locked
-                                      .field(l.STATUS.getName(), String.class)
-                                      .eq(DSL.inline(Status.CLAIMED.wire())))
-                              .and(
-                                  locked
-                                      .field(l.HOLDER.getName(), String.class)
-                                      .eq(DSL.field(DSL.name("input", "holder"), String.class)))
-                              .and(
-                                  locked
-                                      .field(l.ATTEMPTS.getName(), Long.class)
-                                      .eq(
-                                          DSL.field(DSL.name("input", "attempt"), String.class)
-                                              .cast(SQLDataType.BIGINT)))
-                              .returningResult(TASKS.ID));
+              CommonTableExpression<Record> input = input();
+              CommonTableExpression<Record1<String>> completed = completed(locked, l, input);
               Field<String> doneId = completed.field(TASKS.ID);
-              CommonTableExpression<Record1<Long>> logged =
-                  DSL.name("logged")
-                      .as(
-                          DSL.insertInto(
-                                  EVENTS, EVENTS.TASK_ID, EVENTS.KIND, EVENTS.AT, EVENTS.PAYLOAD)
-                              .select(
-                                  DSL.select(
-                                          doneId,
-                                          DSL.inline(EventKind.COMPLETED.wire()),
-                                          AT.field(),
-                                          DSL.field(
-                                              DSL.name("input", "payload"),
-                                              EVENTS.PAYLOAD.getDataType()))
-                                      .from(completed)
-                                      .join(input)
-                                      .on(inputId.eq(doneId))
-                                      .orderBy(
-                                          DSL.field(DSL.name("input", "place"), String.class)
-                                              .cast(SQLDataType.INTEGER)))
-                              .returningResult(EVENTS.SEQ));
+              CommonTableExpression<Record1<Long>> logged = logged(completed, input);
               return DSL.with(locked)
                   .with(input)
                   .with(completed)
@@ -402,16 +343,6 @@ public final class BatchCompletion {
             ctx,
             "complete available",
             () -> {
-              Table<?> u =
-                  DSL.table(
-                          "unnest({0}, {1}, {2}, {3}, {4}, {5})",
-                          IDS.field(),
-                          HOLDERS.field(),
-                          ATTEMPTS.field(),
-                          PLACES.field(),
-                          PAYLOADS.field(),
-                          HANDOFFS.field())
-                      .as("u", "id", "holder", "attempt", "place", "payload", "handoff");
               Tasks l = TASKS.as("l");
               LedgerTasks r = LEDGER_TASKS.as("r");
               LedgerTasks anyRoute = LEDGER_TASKS.as("any_route");
@@ -447,59 +378,11 @@ public final class BatchCompletion {
                               .forUpdate()
                               .of(l)
                               .skipLocked());
-              CommonTableExpression<Record> input =
-                  DSL.name("input").as(DSL.select(DSL.asterisk()).from(u));
+              CommonTableExpression<Record> input = input();
               Field<String> lockedId = locked.field(l.ID.getName(), String.class);
-              Field<String> inputId = DSL.field(DSL.name("input", "id"), String.class);
-              CommonTableExpression<Record1<String>> completed =
-                  DSL.name("completed")
-                      .as(
-                          DSL.update(TASKS)
-                              .set(TASKS.STATUS, DSL.inline(Status.COMPLETED.wire()))
-                              .set(
-                                  TASKS.HANDOFF,
-                                  DSL.field(DSL.name("input", "handoff"), String.class))
-                              .set(
-                                  TASKS.LEASE_UNTIL,
-                                  DSL.inline((Instant) null, TASKS.LEASE_UNTIL.getDataType()))
-                              .from(locked.join(input).on(inputId.eq(lockedId)))
-                              .where(TASKS.ID.eq(lockedId))
-                              .and(
-                                  locked
-                                      .field(l.STATUS.getName(), String.class)
-                                      .eq(DSL.inline(Status.CLAIMED.wire())))
-                              .and(
-                                  locked
-                                      .field(l.HOLDER.getName(), String.class)
-                                      .eq(DSL.field(DSL.name("input", "holder"), String.class)))
-                              .and(
-                                  locked
-                                      .field(l.ATTEMPTS.getName(), Long.class)
-                                      .eq(
-                                          DSL.field(DSL.name("input", "attempt"), String.class)
-                                              .cast(SQLDataType.BIGINT)))
-                              .returningResult(TASKS.ID));
+              CommonTableExpression<Record1<String>> completed = completed(locked, l, input);
               Field<String> doneId = completed.field(TASKS.ID);
-              CommonTableExpression<Record1<Long>> logged =
-                  DSL.name("logged")
-                      .as(
-                          DSL.insertInto(
-                                  EVENTS, EVENTS.TASK_ID, EVENTS.KIND, EVENTS.AT, EVENTS.PAYLOAD)
-                              .select(
-                                  DSL.select(
-                                          doneId,
-                                          DSL.inline(EventKind.COMPLETED.wire()),
-                                          AT.field(),
-                                          DSL.field(
-                                              DSL.name("input", "payload"),
-                                              EVENTS.PAYLOAD.getDataType()))
-                                      .from(completed)
-                                      .join(input)
-                                      .on(inputId.eq(doneId))
-                                      .orderBy(
-                                          DSL.field(DSL.name("input", "place"), String.class)
-                                              .cast(SQLDataType.INTEGER)))
-                              .returningResult(EVENTS.SEQ));
+              CommonTableExpression<Record1<Long>> logged = logged(completed, input);
               return DSL.with(routes)
                   .with(locked)
                   .with(input)
@@ -516,5 +399,78 @@ public final class BatchCompletion {
                   .on(doneId.eq(lockedId));
             },
             List.of(AT, IDS, HOLDERS, ATTEMPTS, PLACES, PAYLOADS, HANDOFFS));
+  }
+
+  /** The batch's rows as the arrays bind them: {@code input(id, holder, attempt, place, ...)}. */
+  private static CommonTableExpression<Record> input() {
+    Table<?> u =
+        DSL.table(
+                "unnest({0}, {1}, {2}, {3}, {4}, {5})",
+                IDS.field(),
+                HOLDERS.field(),
+                ATTEMPTS.field(),
+                PLACES.field(),
+                PAYLOADS.field(),
+                HANDOFFS.field())
+            .as("u", "id", "holder", "attempt", "place", "payload", "handoff");
+    return DSL.name("input").as(DSL.select(DSL.asterisk()).from(u));
+  }
+
+  /**
+   * The fenced completion of the locked rows whose lease is the input's: status, handoff and lease
+   * end, returning the completed ids. Shared by both statements, so the fence is written once.
+   */
+  private static CommonTableExpression<Record1<String>> completed(
+      CommonTableExpression<Record4<String, String, String, Long>> locked,
+      Tasks l,
+      CommonTableExpression<Record> input) {
+    Field<String> lockedId = locked.field(l.ID.getName(), String.class);
+    Field<String> inputId = DSL.field(DSL.name("input", "id"), String.class);
+    return DSL.name("completed")
+        .as(
+            DSL.update(TASKS)
+                .set(TASKS.STATUS, DSL.inline(Status.COMPLETED.wire()))
+                .set(TASKS.HANDOFF, DSL.field(DSL.name("input", "handoff"), String.class))
+                .set(TASKS.LEASE_UNTIL, DSL.inline((Instant) null, TASKS.LEASE_UNTIL.getDataType()))
+                .from(locked.join(input).on(inputId.eq(lockedId)))
+                .where(TASKS.ID.eq(lockedId))
+                .and(
+                    locked
+                        .field(l.STATUS.getName(), String.class)
+                        .eq(DSL.inline(Status.CLAIMED.wire())))
+                .and(
+                    locked
+                        .field(l.HOLDER.getName(), String.class)
+                        .eq(DSL.field(DSL.name("input", "holder"), String.class)))
+                .and(
+                    locked
+                        .field(l.ATTEMPTS.getName(), Long.class)
+                        .eq(
+                            DSL.field(DSL.name("input", "attempt"), String.class)
+                                .cast(SQLDataType.BIGINT)))
+                .returningResult(TASKS.ID));
+  }
+
+  /** The {@code completed} events of the completed rows, appended in the input's order. */
+  private static CommonTableExpression<Record1<Long>> logged(
+      CommonTableExpression<Record1<String>> completed, CommonTableExpression<Record> input) {
+    Field<String> doneId = completed.field(TASKS.ID);
+    Field<String> inputId = DSL.field(DSL.name("input", "id"), String.class);
+    return DSL.name("logged")
+        .as(
+            DSL.insertInto(EVENTS, EVENTS.TASK_ID, EVENTS.KIND, EVENTS.AT, EVENTS.PAYLOAD)
+                .select(
+                    DSL.select(
+                            doneId,
+                            DSL.inline(EventKind.COMPLETED.wire()),
+                            AT.field(),
+                            DSL.field(DSL.name("input", "payload"), EVENTS.PAYLOAD.getDataType()))
+                        .from(completed)
+                        .join(input)
+                        .on(inputId.eq(doneId))
+                        .orderBy(
+                            DSL.field(DSL.name("input", "place"), String.class)
+                                .cast(SQLDataType.INTEGER)))
+                .returningResult(EVENTS.SEQ));
   }
 }

@@ -13,10 +13,10 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * One ledger event and its payload, format v1 (docs/storage-and-replay.md): one JSON object per kind, field
- * names as in the reference's {@code Event} enum, written in the reference's field order so
- * payloads are byte-identical to the reference stack's. Ports the reference's {@code Event}, {@code
- * Event::kind}, {@code Event::payload} and {@code Event::parse}.
+ * One ledger event and its payload, format v1 (docs/storage-and-replay.md): one JSON object per
+ * kind, field names as in the reference's {@code Event} enum, written in the reference's field
+ * order so payloads are byte-identical to the reference stack's. Ports the reference's {@code
+ * Event}, {@code Event::kind}, {@code Event::payload} and {@code Event::parse}.
  */
 public sealed interface Event {
 

@@ -18,8 +18,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The fleet reconciler (docs/migration-job.md; ports the reference's {@code reconcile.rs}): for every
- * tenant of a control database's registry ({@link TenantRegistry}: the reference's {@code
+ * The fleet reconciler (docs/migration-job.md; ports the reference's {@code reconcile.rs}): for
+ * every tenant of a control database's registry ({@link TenantRegistry}: the reference's {@code
  * harness_tenants}, so both reconcilers see one fleet) whose status is {@code active} or {@code
  * provisioning}, runs the {@link MigrationJob} on the tenant's own database, at most {@code
  * parallelism} tenants at once (default 8).

@@ -14,9 +14,9 @@ import java.util.regex.Pattern;
  * letter or digit made {@code _} and letters lowercased, cut to its first 40 characters, + {@code
  * _} + the first 8 hex digits of the SHA-256 of the domain's UTF-8 bytes: {@code acme} maps to
  * {@code ledger_acme_822b33ad}. Two domains that read alike ({@code acme}, {@code Acme}) never
- * share a schema. The result is at most 56 bytes (7 + 40 + 1 + 8: the product brief's "55" miscounts; the
- * reference's code gives 56), under PostgreSQL's 63-byte identifier limit, and made only of {@code
- * [a-z0-9_]}.
+ * share a schema. The result is at most 56 bytes (7 + 40 + 1 + 8: the product brief's "55"
+ * miscounts; the reference's code gives 56), under PostgreSQL's 63-byte identifier limit, and made
+ * only of {@code [a-z0-9_]}.
  *
  * <p>The routing table {@code ledger_domains.schema} stores the name double-quoted, as the
  * reference stack stores it ({@code "ledger_acme_822b33ad"}); {@link #unquote(String)} checks and
