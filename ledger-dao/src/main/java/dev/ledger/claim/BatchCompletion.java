@@ -67,16 +67,7 @@ public final class BatchCompletion {
    * @throws InvalidInputException naming {@code lease} or {@code handoff}
    */
   public List<Lease> completeAll(Tx tx, String domain, List<Completion> completions) {
-    Validation.domain(domain);
-    if (completions == null) {
-      throw new InvalidInputException("completions", "must not be null");
-    }
-    for (Completion c : completions) {
-      if (c == null || c.lease() == null) {
-        throw new InvalidInputException("lease", "must not be null");
-      }
-      Validation.text("handoff", c.handoff(), Validation.MAX_BODY);
-    }
+    checkBatch(domain, completions);
     if (completions.isEmpty()) {
       return List.of();
     }
@@ -98,16 +89,7 @@ public final class BatchCompletion {
    * @throws InvalidInputException naming {@code lease} or {@code handoff}
    */
   public CompletedBatch completeAvailable(Tx tx, String domain, List<Completion> completions) {
-    Validation.domain(domain);
-    if (completions == null) {
-      throw new InvalidInputException("completions", "must not be null");
-    }
-    for (Completion c : completions) {
-      if (c == null || c.lease() == null) {
-        throw new InvalidInputException("lease", "must not be null");
-      }
-      Validation.text("handoff", c.handoff(), Validation.MAX_BODY);
-    }
+    checkBatch(domain, completions);
     if (completions.isEmpty()) {
       return new CompletedBatch(List.of(), List.of(), List.of());
     }
@@ -399,6 +381,20 @@ public final class BatchCompletion {
                   .on(doneId.eq(lockedId));
             },
             List.of(AT, IDS, HOLDERS, ATTEMPTS, PLACES, PAYLOADS, HANDOFFS));
+  }
+
+  /** Checks a batch before anything is read or written: the domain, each lease and handoff. */
+  private static void checkBatch(String domain, List<Completion> completions) {
+    Validation.domain(domain);
+    if (completions == null) {
+      throw new InvalidInputException("completions", "must not be null");
+    }
+    for (Completion c : completions) {
+      if (c == null || c.lease() == null) {
+        throw new InvalidInputException("lease", "must not be null");
+      }
+      Validation.text("handoff", c.handoff(), Validation.MAX_BODY);
+    }
   }
 
   /** The batch's rows as the arrays bind them: {@code input(id, holder, attempt, place, ...)}. */
