@@ -53,7 +53,7 @@ public abstract class LedgerOperations {
     final Scrubs scrubs;
     final Rebuild rebuild;
     final Reads reads;
-    final Retries failures;
+    final Retries retries;
     final BatchFiling batchFiling;
     final BatchCompletion batchCompletion;
     final WorkerReads workerReads;
@@ -69,7 +69,7 @@ public abstract class LedgerOperations {
       this.scrubs = new Scrubs(engine, log);
       this.rebuild = new Rebuild(engine);
       this.reads = new Reads(engine);
-      this.failures = new Retries(engine, log, filing, transitions);
+      this.retries = new Retries(engine, log, filing, transitions);
       this.batchFiling = new BatchFiling(engine);
       this.batchCompletion = new BatchCompletion(engine);
       this.workerReads = new WorkerReads(engine);
@@ -815,7 +815,7 @@ public abstract class LedgerOperations {
    * @throws WrongStateException when the task is not a dead letter
    */
   public final String refile(String deadLetterId) {
-    return write("refile", tx -> ops.failures.refile(tx, ops.reads.get(tx, deadLetterId)));
+    return write("refile", tx -> ops.retries.refile(tx, ops.reads.get(tx, deadLetterId)));
   }
 
   /**

@@ -43,12 +43,12 @@ final class OperationsWorkerPort implements WorkerPort {
   public FailureRecord fail(
       Lease lease, String error, int defaultMaxAttempts, Duration retryDelay) {
     return on.write(
-        "fail", tx -> on.ops.failures.fail(tx, lease, error, defaultMaxAttempts, retryDelay));
+        "fail", tx -> on.ops.retries.fail(tx, lease, error, defaultMaxAttempts, retryDelay));
   }
 
   @Override
   public List<String> admitDue(String domain, int max) {
-    return on.write("admit due", tx -> on.ops.failures.admitDue(tx, domain, max));
+    return on.write("admit due", tx -> on.ops.retries.admitDue(tx, domain, max));
   }
 
   @Override

@@ -7,7 +7,7 @@ import dev.ledger.app.migrate.MigrateCommand;
 import dev.ledger.app.migrate.PlanCommand;
 import dev.ledger.app.migrate.StatusCommand;
 import dev.ledger.app.task.DemoCommand;
-import dev.ledger.app.task.LedgerCommands;
+import dev.ledger.app.task.DomainCommands;
 import dev.ledger.app.task.TaskCommand;
 import java.io.IOException;
 import java.io.InputStream;
@@ -66,11 +66,11 @@ public final class Main {
           FleetCommand.class,
           SchemaDiffCommand.class,
           TaskCommand.class,
-          LedgerCommands.Domains.class,
-          LedgerCommands.Promote.class,
-          LedgerCommands.Promotions.class,
-          LedgerCommands.Scrub.class,
-          LedgerCommands.Replay.class,
+          DomainCommands.Domains.class,
+          DomainCommands.Promote.class,
+          DomainCommands.Promotions.class,
+          DomainCommands.Scrub.class,
+          DomainCommands.Replay.class,
           dev.ledger.app.work.WorkCommand.class,
           DemoCommand.class);
 

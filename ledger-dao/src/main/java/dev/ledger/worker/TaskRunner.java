@@ -39,6 +39,10 @@ import org.slf4j.Logger;
  * and the meters; at close, the wait for running handlers and the release of what is left. What a
  * pool decides itself (which ledger a task is of, its handler, what a retry's time or a task's end
  * means to its dispatcher) it says through {@link Pool}.
+ *
+ * <p>Size: over 600 lines, one class on purpose: claiming, running, heartbeating, recording and
+ * closing all read and change the same {@link RunningTask} states under one set of rules (a task is
+ * run, released or dropped exactly once); split, those rules would be spread over classes.
  */
 final class TaskRunner {
 
@@ -635,21 +639,9 @@ final class TaskRunner {
     }
   }
 
-  /** Which attempt of its retry chain a task is: {@code n} of {@code attempt:<n>}, else 1. */
+  /** Which attempt of its retry chain a task is ({@link dev.ledger.append.Retries#attemptOf}). */
   static int attemptOf(Task task) {
-    String origin = task.spec().origin();
-    String upstream = task.spec().upstreamEvent();
-    if (origin != null
-        && origin.startsWith("retries:")
-        && upstream != null
-        && upstream.startsWith("attempt:")) {
-      try {
-        return Math.max(1, Integer.parseInt(upstream.substring("attempt:".length())));
-      } catch (NumberFormatException e) {
-        return 1;
-      }
-    }
-    return 1;
+    return dev.ledger.append.Retries.attemptOf(task.spec().origin(), task.spec().upstreamEvent());
   }
 
   /** A throwable as the error stored: {@code ClassName: message}, with its causes. */

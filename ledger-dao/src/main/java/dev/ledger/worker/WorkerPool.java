@@ -62,6 +62,10 @@ import org.slf4j.LoggerFactory;
  * <p>{@link #close()}: stops claiming, waits up to the shutdown timeout for running handlers, then
  * interrupts the rest and releases their leases, so no task stays claimed by a closed pool (unless
  * the database is unreachable then: those leases expire). Thread-safe.
+ *
+ * <p>Size: over 600 lines because its public {@link Builder} is nested here (moving it would break
+ * every {@code WorkerPool.Builder} in users' code); what both pools share is in {@link TaskRunner},
+ * {@link PoolBuilder}, {@code Wakeups} and {@code Completer}.
  */
 public final class WorkerPool implements AutoCloseable {
 
@@ -316,7 +320,7 @@ public final class WorkerPool implements AutoCloseable {
    * or when that claim fails, the dispatcher is signalled as for every other wake-up.
    */
   private void wake(String domain, String payload) {
-    boolean inline = "admitted".equals(payload);
+    boolean inline = dev.ledger.Status.ADMITTED.wire().equals(payload);
     synchronized (signal) {
       DomainState s = state.get(domain);
       if (s != null) {

@@ -10,8 +10,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The ledger's one time format (docs/storage-and-replay.md): RFC 3339, UTC, {@code Z}, exactly six fractional
- * digits, e.g. {@code 2026-11-29T23:35:59.123456Z}, so that text order is time order.
+ * The ledger's one time format (docs/storage-and-replay.md): RFC 3339, UTC, {@code Z}, exactly six
+ * fractional digits, e.g. {@code 2026-11-29T23:35:59.123456Z}, so that text order is time order.
  *
  * <p>{@link #parse(String)} reads any valid RFC 3339 date-time (any fraction width, {@code Z} or a
  * numeric offset, {@code T}/{@code t} or a space between date and time); {@link #format(Instant)}

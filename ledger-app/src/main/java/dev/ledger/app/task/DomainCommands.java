@@ -19,10 +19,13 @@ import java.util.List;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-/** The ledger-wide commands: domains, promote, promotions, scrub, replay. */
-public final class LedgerCommands {
+/**
+ * The commands over whole domains rather than one task: domains, promote, promotions, scrub,
+ * replay.
+ */
+public final class DomainCommands {
 
-  private LedgerCommands() {}
+  private DomainCommands() {}
 
   /** {@code domains}. */
   @Command(
