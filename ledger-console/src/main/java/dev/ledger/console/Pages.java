@@ -424,7 +424,7 @@ final class Pages {
     m.put("origin", nz(t.spec().origin()));
     m.put("upstreamEvent", nz(t.spec().upstreamEvent()));
     m.put("notBefore", Format.time(t.spec().notBefore()));
-    m.put("maxAttempts", t.spec().maxAttempts());
+    m.put("maxAttempts", t.spec().maxAttempts() > 0 ? t.spec().maxAttempts() : null);
     m.put("holder", nz(t.holder()));
     m.put("attempts", t.attempts());
     m.put("leaseUntil", Format.time(t.leaseUntil()));

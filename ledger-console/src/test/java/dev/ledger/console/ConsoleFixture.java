@@ -45,6 +45,10 @@ final class ConsoleFixture {
     deadTimeout2 = dead(ledger, "Charge card 2", "gateway timeout");
     deadRefused = dead(ledger, "Charge card 3", "card refused");
     proposed = ledger.file(TaskSpec.builder(DOMAIN, "Draft refund").build());
+    String done = admitted(ledger, "Reconcile batch 0", 20, List.of());
+    ledger.complete(
+        ledger.claim(done, "worker-7", Duration.ofMinutes(10), List.of(), Label.INTERNAL),
+        "reconciled: 0 differences");
   }
 
   private static String admitted(Ledger ledger, String title, long priority, List<String> req) {
