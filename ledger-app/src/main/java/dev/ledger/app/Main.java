@@ -72,6 +72,7 @@ public final class Main {
           LedgerCommands.Scrub.class,
           LedgerCommands.Replay.class,
           dev.ledger.app.work.WorkCommand.class,
+          dev.ledger.app.console.ConsoleCommand.class,
           DemoCommand.class);
 
   /**
