@@ -283,20 +283,21 @@ public final class Console {
     try {
       return secure(route(request, seg, api));
     } catch (Refusal r) {
-      return secure(error(api, r.status, r.getMessage(), null));
+      return secure(error(api, r.status, r.getMessage(), request));
     } catch (TaskNotFoundException e) {
-      return secure(error(api, 404, e.getMessage(), null));
+      return secure(error(api, 404, e.getMessage(), request));
     } catch (InvalidInputException | WrongStateException | LeaseLostException e) {
-      return secure(error(api, 409, e.getMessage(), null));
+      return secure(error(api, 409, e.getMessage(), request));
     } catch (IllegalArgumentException e) {
-      return secure(error(api, 400, e.getMessage(), null));
+      return secure(error(api, 400, e.getMessage(), request));
     } catch (LedgerException e) {
       LOG.warn("ledger console: {} on {} {}", e.getClass().getSimpleName(), request.method(), api);
-      return secure(error(api, 503, e.getMessage(), null));
+      return secure(error(api, 503, e.getMessage(), request));
     } catch (RuntimeException e) {
       // jOOQ's messages carry SQL and bind values (task text): log the class only
       LOG.warn("ledger console: internal error {}", e.getClass().getName());
-      return secure(error(api, 500, "internal error (" + e.getClass().getSimpleName() + ")", null));
+      return secure(
+          error(api, 500, "internal error (" + e.getClass().getSimpleName() + ")", request));
     }
   }
 
@@ -335,12 +336,12 @@ public final class Console {
     boolean basic = !trustCaller && session == null && basicOk(req.header("authorization"));
     if (session == null && !basic && !trustCaller) {
       if (api) {
-        return error(true, 401, "log in: HTTP Basic as " + USER, null)
+        return error(true, 401, "log in: HTTP Basic as " + USER, req)
             .with("WWW-Authenticate", "Basic realm=\"ledger-console\", charset=\"UTF-8\"");
       }
       return Response.redirect(basePath + "/login");
     }
-    Map<String, Object> frame = frame(session);
+    Map<String, Object> frame = frame(session, req);
     if (method.equals("POST")) {
       String sent = req.formValue("csrf");
       if (session == null
@@ -376,8 +377,11 @@ public final class Console {
     return req.cookie(SESSION_COOKIE);
   }
 
-  private Map<String, Object> frame(Sessions.Session session) {
+  private Map<String, Object> frame(Sessions.Session session, Request req) {
     Map<String, Object> m = new LinkedHashMap<>();
+    List<Map<String, String>> extra = new ArrayList<>();
+    req.formFields().forEach((k, v) -> extra.add(Map.of("name", k, "value", v)));
+    m.put("extraFields", extra);
     m.put("base", basePath);
     m.put("csrf", session == null ? "" : session.csrf());
     m.put("session", session != null && !trustCaller);
@@ -422,7 +426,7 @@ public final class Console {
     if (fresh) {
       pre = Sessions.randomToken();
     }
-    Map<String, Object> m = frame(null);
+    Map<String, Object> m = frame(null, req);
     m.put("title", "Log in");
     m.put("csrf", pre);
     m.put("user", USER);
@@ -467,11 +471,11 @@ public final class Console {
         + (maxAge >= 0 ? "; Max-Age=" + maxAge : "");
   }
 
-  private Response error(boolean api, int status, String message, Map<String, Object> frame) {
+  private Response error(boolean api, int status, String message, Request req) {
     if (api) {
       return Response.json(status, Pages.JSON.createObjectNode().put("error", message).toString());
     }
-    Map<String, Object> m = frame != null ? frame : frame(null);
+    Map<String, Object> m = frame(null, req);
     m.put("title", "Error " + status);
     m.put("status", status);
     m.put("message", message);

@@ -23,13 +23,16 @@ import java.util.Map;
  * @param form the {@code application/x-www-form-urlencoded} body's parameters; empty for other
  *     bodies, not null
  * @param headers the headers, names lower case, the first value of each; not null
+ * @param formFields hidden fields every form of the page carries besides the console's own, e.g. a
+ *     service's own CSRF token ({@code _csrf} under Spring Security); empty standalone, not null
  */
 public record Request(
     String method,
     String path,
     Map<String, List<String>> query,
     Map<String, List<String>> form,
-    Map<String, String> headers) {
+    Map<String, String> headers,
+    Map<String, String> formFields) {
 
   /** The largest form body the console reads, in bytes (64 KiB); a larger one is refused. */
   public static final int MAX_FORM_BYTES = 64 * 1024;
@@ -43,6 +46,7 @@ public record Request(
     Map<String, String> lower = new LinkedHashMap<>();
     headers.forEach((k, v) -> lower.putIfAbsent(k.toLowerCase(Locale.ROOT), v));
     headers = Map.copyOf(lower);
+    formFields = Map.copyOf(formFields);
   }
 
   /**
@@ -58,7 +62,17 @@ public record Request(
    */
   public static Request of(
       String method, String path, String rawQuery, Map<String, String> headers, String formBody) {
-    return new Request(method, path, parse(rawQuery), parse(formBody), headers);
+    return new Request(method, path, parse(rawQuery), parse(formBody), headers, Map.of());
+  }
+
+  /**
+   * This request with hidden fields every form of its page carries (a service's own CSRF token).
+   *
+   * @param fields field names and values
+   * @return a new request
+   */
+  public Request withFormFields(Map<String, String> fields) {
+    return new Request(method, path, query, form, headers, fields);
   }
 
   /**
