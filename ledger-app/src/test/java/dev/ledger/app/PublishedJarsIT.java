@@ -15,8 +15,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The jars a user's build depends on (migrations, codegen, ledger-dao and its test-jar,
- * ledger-schema-diff, as this build packaged them) carry no logging configuration, which would
- * configure the logging of every build and application that has them on its class path;
+ * ledger-schema-diff, ledger-console, as this build packaged them) carry no logging configuration,
+ * which would configure the logging of every build and application that has them on its class path;
  * ledger-app's own sources and javadoc jars are there. Runs after {@code package} (failsafe), on
  * the jars themselves.
  */
@@ -32,7 +32,8 @@ class PublishedJarsIT {
   @Test
   void the_library_jars_and_the_dao_test_jar_carry_no_logging_configuration() throws Exception {
     List<Path> jars = new ArrayList<>();
-    for (String module : List.of("migrations", "codegen", "ledger-dao", "ledger-schema-diff")) {
+    for (String module :
+        List.of("migrations", "codegen", "ledger-dao", "ledger-schema-diff", "ledger-console")) {
       try (Stream<Path> files = Files.list(MODULE.resolveSibling(module).resolve("target"))) {
         files.filter(p -> p.toString().endsWith(".jar")).forEach(jars::add);
       }
@@ -40,7 +41,7 @@ class PublishedJarsIT {
     // the jars this test's class path was resolved to are among them
     for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
       if (entry.matches(
-          ".*/(migrations|codegen|ledger-dao|ledger-schema-diff)/target/[^/]+\\.jar")) {
+          ".*/(migrations|codegen|ledger-dao|ledger-schema-diff|ledger-console)/target/[^/]+\\.jar")) {
         assertThat(jars).contains(Path.of(entry).toAbsolutePath());
       }
     }
@@ -50,7 +51,8 @@ class PublishedJarsIT {
             "ledger-dao-" + version() + "-tests.jar",
             "ledger-migrations-" + version() + ".jar",
             "ledger-codegen-" + version() + ".jar",
-            "ledger-schema-diff-" + version() + ".jar");
+            "ledger-schema-diff-" + version() + ".jar",
+            "ledger-console-" + version() + ".jar");
     for (Path jar : jars) {
       try (ZipFile zip = new ZipFile(jar.toFile())) {
         List<String> configs =

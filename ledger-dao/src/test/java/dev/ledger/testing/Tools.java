@@ -61,6 +61,14 @@ public final class Tools {
   /** {@code jq}, run by the docs' walk-throughs. */
   public static final Tool JQ = new Tool("jq", "sudo apt-get install jq");
 
+  /** Chromium, the headless browser the console's browser test drives. */
+  public static final Tool CHROMIUM =
+      new Tool("chromium", "sudo apt-get install chromium chromium-driver");
+
+  /** chromedriver, through which Selenium WebDriver drives Chromium (never downloaded). */
+  public static final Tool CHROMEDRIVER =
+      new Tool("chromedriver", "sudo apt-get install chromium chromium-driver");
+
   private Tools() {}
 
   /**

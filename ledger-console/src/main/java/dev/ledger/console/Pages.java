@@ -1,0 +1,727 @@
+package dev.ledger.console;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.ledger.FailureRecord;
+import dev.ledger.Label;
+import dev.ledger.Lease;
+import dev.ledger.Ledger;
+import dev.ledger.LoggedEvent;
+import dev.ledger.Status;
+import dev.ledger.Task;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * The console's pages, JSON API and actions, behind {@link Console}'s security: reads through the
+ * ledger's API and {@link ReadModel}, writes through the ledger's API only. Thread-safe.
+ */
+final class Pages {
+
+  static final ObjectMapper JSON = new ObjectMapper();
+
+  /** Event kinds whose payload carries no free text: shown even for a task above handling. */
+  private static final Set<String> PLAIN_KINDS =
+      Set.of("admitted", "released", "claimed", "heartbeat");
+
+  /** The statuses a queue page shows when none is asked for: the open ones. */
+  static final Set<Status> OPEN = EnumSet.of(Status.PROPOSED, Status.ADMITTED, Status.CLAIMED);
+
+  static final int PAGE_SIZE = 50;
+
+  private final Ledger ledger;
+  private final ReadModel reads;
+  private final Label handling;
+  private final boolean readOnly;
+  private final Clock clock;
+
+  Pages(Ledger ledger, ReadModel reads, Label handling, boolean readOnly, Clock clock) {
+    this.ledger = ledger;
+    this.reads = reads;
+    this.handling = handling;
+    this.readOnly = readOnly;
+    this.clock = clock;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // pages
+
+  Response page(List<String> seg, Request req, Map<String, Object> m, Views views) {
+    String template;
+    if (seg.isEmpty()) {
+      template = overview(m);
+    } else if (seg.get(0).equals("domains") && seg.size() >= 2) {
+      ReadModel.Domain d = domain(seg.get(1));
+      m.put("domain", d.name());
+      m.put("domainPath", enc(d.name()));
+      String tab = seg.size() == 2 ? "queue" : seg.get(2);
+      m.put("tab_" + tab, true);
+      template =
+          switch (seg.size() == 2 ? "queue" : String.join("/", seg.subList(2, seg.size()))) {
+            case "queue" -> queue(d, req, m);
+            case "dead" -> dead(d, m);
+            case "dead/confirm" -> confirmGroup(d, req, m);
+            case "delayed" -> delayed(d, m);
+            case "running" -> running(d, m);
+            default -> throw new Console.Refusal(404, "no such page");
+          };
+    } else if (seg.get(0).equals("tasks") && seg.size() == 2) {
+      template = task(seg.get(1), req, m);
+    } else if (seg.get(0).equals("tasks") && seg.size() == 3 && seg.get(2).equals("confirm")) {
+      template = confirm(seg.get(1), req, m);
+    } else {
+      throw new Console.Refusal(404, "no such page");
+    }
+    return Response.html(200, views.render(template, m));
+  }
+
+  private ReadModel.Domain domain(String name) {
+    ReadModel.Domain d = reads.domain(name);
+    if (d == null) {
+      throw new Console.Refusal(404, "no such domain (no task was ever filed in it)");
+    }
+    return d;
+  }
+
+  private String overview(Map<String, Object> m) {
+    m.put("title", "Overview");
+    List<Map<String, Object>> rows = new ArrayList<>();
+    Instant now = clock.instant();
+    for (ReadModel.Domain d : reads.domains()) {
+      ReadModel.Counts c = reads.counts(d);
+      Map<String, Object> r = new LinkedHashMap<>();
+      r.put("domain", d.name());
+      r.put("path", enc(d.name()));
+      for (Status s : Status.values()) {
+        r.put(s.wire(), c.show(s));
+      }
+      Instant oldest = reads.oldestAdmitted(d);
+      r.put("oldestAdmitted", oldest == null ? "" : Format.age(Duration.between(oldest, now)));
+      r.put("deadLetters", ledger.deadLetters(d.name()).size());
+      ReadModel.Throughput t = reads.lastHour(d);
+      r.put("completedLastHour", (t.partial() ? "≥" : "") + t.completed());
+      r.put("eventsLastHour", (t.partial() ? "≥" : "") + t.events());
+      rows.add(r);
+    }
+    m.put("domains", rows);
+    m.put("empty", rows.isEmpty());
+    m.put("now", Format.time(now));
+    return "overview";
+  }
+
+  private ReadModel.QueueFilter filter(Request req) {
+    Set<Status> statuses = EnumSet.noneOf(Status.class);
+    for (String s : req.params("status")) {
+      if (s.equals("all")) {
+        statuses.addAll(Arrays.asList(Status.values()));
+      } else {
+        statuses.add(Status.parse(s));
+      }
+    }
+    if (statuses.isEmpty()) {
+      statuses.addAll(OPEN);
+    }
+    String label = req.param("label");
+    return new ReadModel.QueueFilter(
+        statuses,
+        label == null ? null : Label.parse(label),
+        req.param("requires"),
+        req.param("origin"),
+        req.param("text"));
+  }
+
+  private int limit(Request req) {
+    String l = req.param("limit");
+    if (l == null) {
+      return PAGE_SIZE;
+    }
+    try {
+      int n = Integer.parseInt(l);
+      if (n >= 1 && n <= 500) {
+        return n;
+      }
+    } catch (NumberFormatException e) {
+      // below
+    }
+    throw new IllegalArgumentException("limit: must be 1 to 500");
+  }
+
+  private String queue(ReadModel.Domain d, Request req, Map<String, Object> m) {
+    ReadModel.QueueFilter f = filter(req);
+    ReadModel.Page page =
+        reads.queue(d, f, ReadModel.Cursor.parse(req.param("after")), limit(req), handling);
+    m.put("title", d.name() + ": queue");
+    List<Map<String, Object>> statuses = new ArrayList<>();
+    for (Status s : Status.values()) {
+      statuses.add(Map.of("name", s.wire(), "checked", f.statuses().contains(s)));
+    }
+    m.put("statuses", statuses);
+    m.put("label", f.label() == null ? "" : f.label().wire());
+    m.put(
+        "labels",
+        Arrays.stream(Label.values())
+            .map(l -> Map.of("name", l.wire(), "selected", l == f.label()))
+            .toList());
+    m.put("requires", nz(f.requirement()));
+    m.put("origin", nz(f.origin()));
+    m.put("text", nz(f.text()));
+    List<Map<String, Object>> rows = new ArrayList<>();
+    for (ReadModel.QueueRow r : page.rows()) {
+      rows.add(row(r));
+    }
+    m.put("rows", rows);
+    m.put("none", rows.isEmpty());
+    if (page.next() != null) {
+      m.put("next", "?" + queryWithout(req, "after") + "after=" + page.next().token());
+    }
+    if (req.param("after") != null) {
+      m.put("first", "?" + queryWithout(req, "after"));
+    }
+    return "queue";
+  }
+
+  private static String queryWithout(Request req, String name) {
+    StringBuilder b = new StringBuilder();
+    req.query()
+        .forEach(
+            (k, vs) -> {
+              if (!k.equals(name)) {
+                for (String v : vs) {
+                  b.append(enc(k)).append('=').append(enc(v)).append('&');
+                }
+              }
+            });
+    return b.toString();
+  }
+
+  private Map<String, Object> row(ReadModel.QueueRow r) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    boolean visible = handling.canHandle(r.label());
+    m.put("id", r.id());
+    m.put("path", enc(r.id()));
+    m.put("title", visible ? r.title() : hiddenNote(r.label()));
+    m.put("hidden", !visible);
+    m.put("status", r.status().wire());
+    m.put("label", r.label().wire());
+    m.put("priority", r.priority());
+    m.put("created", Format.time(r.created()));
+    m.put("requirements", String.join(", ", r.requirements()));
+    m.put("origin", nz(r.origin()));
+    m.put("holder", nz(r.holder()));
+    m.put("leaseUntil", Format.time(r.leaseUntil()));
+    m.put("attempts", r.attempts());
+    return m;
+  }
+
+  private String hiddenNote(Label label) {
+    return "(hidden: labelled " + label.wire() + ", above handling " + handling.wire() + ")";
+  }
+
+  private String dead(ReadModel.Domain d, Map<String, Object> m) {
+    m.put("title", d.name() + ": dead letters");
+    Map<String, List<Task>> groups = new TreeMap<>();
+    for (Task t : ledger.deadLetters(d.name())) {
+      groups.computeIfAbsent(errorOf(t), k -> new ArrayList<>()).add(t);
+    }
+    List<Map<String, Object>> out = new ArrayList<>();
+    groups.entrySet().stream()
+        .sorted((a, b) -> Integer.compare(b.getValue().size(), a.getValue().size()))
+        .forEach(
+            e -> {
+              Map<String, Object> g = new LinkedHashMap<>();
+              g.put("error", e.getKey());
+              g.put("errorParam", enc(e.getKey()));
+              g.put("count", e.getValue().size());
+              g.put(
+                  "tasks",
+                  e.getValue().stream()
+                      .limit(20)
+                      .map(
+                          t ->
+                              Map.of(
+                                  "id", t.id(),
+                                  "path", enc(t.id()),
+                                  "title", titleOf(t),
+                                  "attempts", t.attempts(),
+                                  "created", Format.time(t.created())))
+                      .toList());
+              g.put("more", Math.max(0, e.getValue().size() - 20));
+              out.add(g);
+            });
+    m.put("groups", out);
+    m.put("none", out.isEmpty());
+    return "dead";
+  }
+
+  /** A dead letter's last error as grouped: the reason without its prefix, or hidden. */
+  private String errorOf(Task t) {
+    if (!handling.canHandle(t.spec().classification())) {
+      return hiddenNote(t.spec().classification());
+    }
+    String r = t.reason() == null ? "" : t.reason();
+    if (r.startsWith(FailureRecord.DEAD_LETTER)) {
+      r = r.substring(FailureRecord.DEAD_LETTER.length()).strip();
+    }
+    java.util.regex.Matcher m = ATTEMPT.matcher(r);
+    return m.matches() ? m.group(1) : r;
+  }
+
+  /** A failed attempt's reason ({@link FailureRecord#reason()}): the error after its preamble. */
+  private static final java.util.regex.Pattern ATTEMPT =
+      java.util.regex.Pattern.compile(
+          "attempt \\d+ of \\d+ failed at \\S+: (.*)", java.util.regex.Pattern.DOTALL);
+
+  private String titleOf(Task t) {
+    return handling.canHandle(t.spec().classification())
+        ? t.spec().title()
+        : hiddenNote(t.spec().classification());
+  }
+
+  private String confirmGroup(ReadModel.Domain d, Request req, Map<String, Object> m) {
+    String error = req.param("error");
+    if (error == null) {
+      throw new IllegalArgumentException("error: which error group to re-file");
+    }
+    List<Task> group =
+        ledger.deadLetters(d.name()).stream().filter(t -> errorOf(t).equals(error)).toList();
+    m.put("title", "Re-file " + group.size() + " dead letters?");
+    m.put("question", "Re-file every dead letter of " + d.name() + " whose last error is:");
+    m.put("subject", error);
+    m.put("action", m.get("base") + "/domains/" + enc(d.name()) + "/dead/refile");
+    m.put("fields", List.of(Map.of("name", "error", "value", error)));
+    m.put("count", group.size());
+    m.put("back", m.get("base") + "/domains/" + enc(d.name()) + "/dead");
+    return "confirm";
+  }
+
+  private String delayed(ReadModel.Domain d, Map<String, Object> m) {
+    m.put("title", d.name() + ": delayed");
+    Instant now = clock.instant();
+    List<Map<String, Object>> rows = new ArrayList<>();
+    for (ReadModel.Delayed t : reads.delayed(d)) {
+      Map<String, Object> r = row(t.row());
+      r.put("due", Format.time(t.notBefore()));
+      r.put("dueIn", Format.age(Duration.between(now, t.notBefore())));
+      rows.add(r);
+    }
+    m.put("rows", rows);
+    m.put("none", rows.isEmpty());
+    return "delayed";
+  }
+
+  private String running(ReadModel.Domain d, Map<String, Object> m) {
+    m.put("title", d.name() + ": running");
+    Instant now = clock.instant();
+    List<ReadModel.QueueRow> running = reads.running(d);
+    Map<String, Instant> since =
+        reads.claimedAt(d, running.stream().map(ReadModel.QueueRow::id).toList());
+    Map<String, List<Map<String, Object>>> byHolder = new TreeMap<>();
+    for (ReadModel.QueueRow t : running) {
+      Map<String, Object> r = row(t);
+      Instant claimed = since.get(t.id());
+      r.put("leaseAge", claimed == null ? "" : Format.age(Duration.between(claimed, now)));
+      r.put(
+          "leaseLeft",
+          t.leaseUntil() == null ? "" : Format.age(Duration.between(now, t.leaseUntil())));
+      r.put("expired", t.leaseUntil() != null && t.leaseUntil().isBefore(now));
+      byHolder.computeIfAbsent(nz(t.holder()), h -> new ArrayList<>()).add(r);
+    }
+    List<Map<String, Object>> holders = new ArrayList<>();
+    byHolder.forEach(
+        (h, rows) -> holders.add(Map.of("holder", h, "count", rows.size(), "rows", rows)));
+    m.put("holders", holders);
+    m.put("none", holders.isEmpty());
+    return "running";
+  }
+
+  private String task(String id, Request req, Map<String, Object> m) {
+    Task t = ledger.get(id);
+    m.putAll(taskModel(t));
+    m.put("title", "Task " + t.id());
+    List<String> can = new ArrayList<>();
+    for (String c : req.params("can")) {
+      can.addAll(Arrays.stream(c.split(",")).map(String::strip).filter(s -> !s.isEmpty()).toList());
+    }
+    String asHandling = req.param("as");
+    Label claimer = asHandling == null ? handling : Label.parse(asHandling);
+    boolean asked = !req.params("can").isEmpty() || asHandling != null;
+    List<String> why =
+        Why.reasons(ledger, t, asked ? can : t.spec().requirements(), claimer, clock.instant());
+    m.put("why", why);
+    m.put("claimable", why.isEmpty());
+    m.put("whyCan", String.join(",", asked ? can : t.spec().requirements()));
+    m.put("whyAs", claimer.wire());
+    m.put("whyAsked", asked);
+    List<Map<String, Object>> labels = new ArrayList<>();
+    for (Label l : Label.values()) {
+      labels.add(Map.of("name", l.wire(), "selected", l == claimer));
+    }
+    m.put("whyLabels", labels);
+    List<Map<String, Object>> actions = actions(t);
+    m.put("actions", actions);
+    m.put("hasActions", !actions.isEmpty());
+    return "task";
+  }
+
+  /** The actions a task offers now, each a link to its confirm page. */
+  private List<Map<String, Object>> actions(Task t) {
+    List<Map<String, Object>> out = new ArrayList<>();
+    if (readOnly) {
+      return out;
+    }
+    if (t.status() == Status.PROPOSED) {
+      out.add(Map.of("action", "admit", "label", "Admit"));
+    }
+    if (t.status() == Status.CLAIMED) {
+      out.add(Map.of("action", "release", "label", "Release"));
+    }
+    if (!t.status().terminal()) {
+      out.add(Map.of("action", "rescore", "label", "Rescore"));
+      out.add(Map.of("action", "invalidate", "label", "Invalidate"));
+    }
+    if (isDeadLetter(t)) {
+      out.add(Map.of("action", "refile", "label", "Re-file"));
+    }
+    return out;
+  }
+
+  private static boolean isDeadLetter(Task t) {
+    return t.status() == Status.INVALIDATED
+        && t.reason() != null
+        && t.reason().startsWith(FailureRecord.DEAD_LETTER);
+  }
+
+  Map<String, Object> taskModel(Task t) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    boolean visible = handling.canHandle(t.spec().classification());
+    Instant now = clock.instant();
+    m.put("id", t.id());
+    m.put("path", enc(t.id()));
+    m.put("domain", t.spec().domain());
+    m.put("domainPath", enc(t.spec().domain()));
+    m.put("hidden", !visible);
+    m.put("hiddenNote", hiddenNote(t.spec().classification()));
+    m.put("taskTitle", visible ? t.spec().title() : hiddenNote(t.spec().classification()));
+    m.put("body", visible ? t.spec().body() : "");
+    m.put("status", t.status().wire());
+    m.put("label", t.spec().classification().wire());
+    m.put("priority", t.spec().priority());
+    m.put("created", Format.time(t.created()));
+    m.put("createdBy", t.spec().createdBy());
+    m.put("requirements", String.join(", ", t.spec().requirements()));
+    m.put("origin", nz(t.spec().origin()));
+    m.put("upstreamEvent", nz(t.spec().upstreamEvent()));
+    m.put("notBefore", Format.time(t.spec().notBefore()));
+    m.put("maxAttempts", t.spec().maxAttempts() > 0 ? t.spec().maxAttempts() : null);
+    m.put("holder", nz(t.holder()));
+    m.put("attempts", t.attempts());
+    m.put("leaseUntil", Format.time(t.leaseUntil()));
+    m.put(
+        "leaseLeft",
+        t.status() == Status.CLAIMED && t.leaseUntil() != null
+            ? Format.age(Duration.between(now, t.leaseUntil()))
+            : "");
+    m.put("claimed", t.status() == Status.CLAIMED);
+    m.put("handoff", visible ? nz(t.handoff()) : "");
+    m.put("reason", visible ? nz(t.reason()) : "");
+    m.put("supersededBy", nz(t.supersededBy()));
+    m.put("postedTo", visible ? nz(t.postedTo()) : "");
+    m.put("deadLetter", isDeadLetter(t));
+    List<Map<String, Object>> deps = new ArrayList<>();
+    for (String dep : t.spec().dependsOn()) {
+      deps.add(Map.of("id", dep, "path", enc(dep), "status", Why.dependencyStatus(ledger, dep)));
+    }
+    m.put("dependsOn", deps);
+    m.put("dependents", links(ledger.dependents(t.id())));
+    List<Task> filed = ledger.filedFrom(t.id());
+    m.put(
+        "children",
+        links(filed.stream().filter(c -> ("task:" + t.id()).equals(c.spec().origin())).toList()));
+    m.put(
+        "continuation",
+        links(
+            filed.stream()
+                .filter(c -> ("continues:" + t.id()).equals(c.spec().origin()))
+                .toList()));
+    m.put("retryChain", links(retryChain(t)));
+    List<Map<String, Object>> events = new ArrayList<>();
+    for (LoggedEvent e : ledger.history(t.id())) {
+      events.add(event(e, visible));
+    }
+    m.put("events", events);
+    return m;
+  }
+
+  private List<Task> retryChain(Task t) {
+    String origin = t.spec().origin();
+    String root = origin != null && origin.startsWith("retries:") ? origin.substring(8) : t.id();
+    List<Task> chain = new ArrayList<>();
+    if (!root.equals(t.id())) {
+      try {
+        chain.add(ledger.get(root));
+      } catch (dev.ledger.TaskNotFoundException e) {
+        // the root was retired; the chain starts at its first retry
+      }
+    } else {
+      chain.add(t);
+    }
+    chain.addAll(ledger.withOrigin(t.spec().domain(), "retries:" + root));
+    return chain.size() > 1 ? chain : List.of();
+  }
+
+  private List<Map<String, Object>> links(List<Task> tasks) {
+    return tasks.stream()
+        .map(
+            x ->
+                Map.<String, Object>of(
+                    "id", x.id(),
+                    "path", enc(x.id()),
+                    "status", x.status().wire(),
+                    "title", titleOf(x)))
+        .toList();
+  }
+
+  private Map<String, Object> event(LoggedEvent e, boolean visible) {
+    Map<String, Object> m = new LinkedHashMap<>();
+    m.put("seq", e.seq());
+    m.put("kind", e.kind());
+    m.put("at", Format.time(e.at()));
+    m.put("atExact", e.at().toString());
+    boolean shown = visible || PLAIN_KINDS.contains(e.kind());
+    m.put("payload", shown ? e.payload() : "(hidden: above handling " + handling.wire() + ")");
+    return m;
+  }
+
+  private String confirm(String id, Request req, Map<String, Object> m) {
+    Task t = ledger.get(id);
+    String action = req.param("action");
+    if (action == null || actions(t).stream().noneMatch(a -> a.get("action").equals(action))) {
+      throw new Console.Refusal(
+          readOnly ? 403 : 409,
+          readOnly
+              ? "refused: this console is read-only (--read-only)"
+              : "task "
+                  + t.id()
+                  + " ("
+                  + t.status().wire()
+                  + ") offers no action '"
+                  + action
+                  + "'");
+    }
+    m.put("title", "Confirm: " + action + " " + t.id() + "?");
+    m.put("question", "Really " + action + " task " + t.id() + " (" + t.status().wire() + ")?");
+    m.put("subject", titleOf(t));
+    m.put("action", m.get("base") + "/tasks/" + enc(t.id()) + "/" + action);
+    m.put("fields", List.of());
+    m.put("needsReason", action.equals("invalidate") || action.equals("rescore"));
+    m.put("needsPriority", action.equals("rescore"));
+    m.put("priority", t.spec().priority());
+    m.put("back", m.get("base") + "/tasks/" + enc(t.id()));
+    return "confirm";
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // actions
+
+  Response act(List<String> seg, Request req, Map<String, Object> m, Views views, String basePath) {
+    List<Map<String, Object>> written = new ArrayList<>();
+    String title;
+    if (seg.size() == 3 && seg.get(0).equals("tasks")) {
+      Task t = ledger.get(seg.get(1));
+      String action = seg.get(2);
+      long before = lastSeq(t.id());
+      String shown = t.id();
+      switch (action) {
+        case "admit" -> ledger.admit(t.id());
+        case "release" ->
+            ledger.release(new Lease(t.id(), t.holder(), t.attempts(), t.leaseUntil()));
+        case "invalidate" -> ledger.invalidate(t.id(), req.formValue("reason"), null);
+        case "rescore" -> {
+          String p = req.formValue("priority");
+          long priority;
+          try {
+            priority = Long.parseLong(p == null ? "" : p.strip());
+          } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("priority: must be a whole number");
+          }
+          ledger.rescore(t.id(), priority, req.formValue("reason"));
+        }
+        case "refile" -> {
+          shown = ledger.refile(t.id());
+          before = 0;
+        }
+        default -> throw new Console.Refusal(404, "no such action");
+      }
+      title = action + " " + t.id();
+      written.add(writtenBy(shown, before));
+    } else if (seg.size() == 4
+        && seg.get(0).equals("domains")
+        && seg.get(2).equals("dead")
+        && seg.get(3).equals("refile")) {
+      ReadModel.Domain d = domain(seg.get(1));
+      String error = req.formValue("error");
+      if (error == null) {
+        throw new IllegalArgumentException("error: which error group to re-file");
+      }
+      for (Task t : ledger.deadLetters(d.name())) {
+        if (errorOf(t).equals(error)) {
+          written.add(writtenBy(ledger.refile(t.id()), 0));
+        }
+      }
+      title = "re-file " + written.size() + " dead letters of " + d.name();
+    } else {
+      throw new Console.Refusal(404, "no such action");
+    }
+    m.put("title", "Done: " + title);
+    m.put("done", title);
+    m.put("tasks", written);
+    return Response.html(200, views.render("done", m));
+  }
+
+  private long lastSeq(String id) {
+    List<LoggedEvent> h = ledger.history(id);
+    return h.isEmpty() ? 0 : h.get(h.size() - 1).seq();
+  }
+
+  /** A task and the events it gained after {@code afterSeq}: what an action wrote. */
+  private Map<String, Object> writtenBy(String id, long afterSeq) {
+    Task t = ledger.get(id);
+    boolean visible = handling.canHandle(t.spec().classification());
+    List<Map<String, Object>> events = new ArrayList<>();
+    for (LoggedEvent e : ledger.history(id)) {
+      if (e.seq() > afterSeq) {
+        events.add(event(e, visible));
+      }
+    }
+    return Map.of(
+        "id",
+        id,
+        "path",
+        enc(id),
+        "status",
+        t.status().wire(),
+        "title",
+        titleOf(t),
+        "events",
+        events);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // JSON API
+
+  Response api(List<String> seg, Request req) {
+    if (seg.size() == 2 && seg.get(1).equals("domains")) {
+      ArrayNode out = JSON.createArrayNode();
+      for (ReadModel.Domain d : reads.domains()) {
+        ReadModel.Counts c = reads.counts(d);
+        ObjectNode o = out.addObject();
+        o.put("domain", d.name());
+        o.put("schema", d.schema());
+        ObjectNode counts = o.putObject("counts");
+        for (Status s : Status.values()) {
+          counts.put(s.wire(), c.counts().get(s));
+        }
+        ArrayNode capped = o.putArray("countsCapped");
+        c.capped().forEach(s -> capped.add(s.wire()));
+        o.put("countCap", ReadModel.COUNT_CAP);
+        o.put("estimatedTasks", c.estimatedRows());
+      }
+      return Response.json(200, out.toString());
+    }
+    if (seg.size() == 4 && seg.get(1).equals("domains") && seg.get(3).equals("queue")) {
+      ReadModel.Domain d = domain(seg.get(2));
+      ReadModel.Page page =
+          reads.queue(
+              d, filter(req), ReadModel.Cursor.parse(req.param("after")), limit(req), handling);
+      ObjectNode o = JSON.createObjectNode();
+      o.put("domain", d.name());
+      ArrayNode tasks = o.putArray("tasks");
+      for (ReadModel.QueueRow r : page.rows()) {
+        boolean visible = handling.canHandle(r.label());
+        ObjectNode t = tasks.addObject();
+        t.put("id", r.id());
+        t.put("title", visible ? r.title() : null);
+        t.put("hidden", !visible);
+        t.put("status", r.status().wire());
+        t.put("label", r.label().wire());
+        t.put("priority", r.priority());
+        t.put("created", r.created().toString());
+        ArrayNode req2 = t.putArray("requirements");
+        r.requirements().forEach(req2::add);
+        t.put("origin", r.origin());
+        t.put("holder", r.holder());
+        t.put("leaseUntil", r.leaseUntil() == null ? null : r.leaseUntil().toString());
+        t.put("attempts", r.attempts());
+      }
+      o.put("next", page.next() == null ? null : page.next().token());
+      return Response.json(200, o.toString());
+    }
+    if (seg.size() == 3 && seg.get(1).equals("tasks")) {
+      Task t = ledger.get(seg.get(2));
+      boolean visible = handling.canHandle(t.spec().classification());
+      ObjectNode o = JSON.createObjectNode();
+      o.put("id", t.id());
+      o.put("domain", t.spec().domain());
+      o.put("hidden", !visible);
+      o.put("title", visible ? t.spec().title() : null);
+      o.put("body", visible ? t.spec().body() : null);
+      o.put("status", t.status().wire());
+      o.put("label", t.spec().classification().wire());
+      o.put("priority", t.spec().priority());
+      o.put("created", t.created().toString());
+      o.put("createdBy", t.spec().createdBy());
+      ArrayNode rq = o.putArray("requirements");
+      t.spec().requirements().forEach(rq::add);
+      ArrayNode deps = o.putArray("dependsOn");
+      t.spec().dependsOn().forEach(deps::add);
+      o.put("origin", t.spec().origin());
+      o.put("upstreamEvent", t.spec().upstreamEvent());
+      o.put("holder", t.holder());
+      o.put("attempts", t.attempts());
+      o.put("leaseUntil", t.leaseUntil() == null ? null : t.leaseUntil().toString());
+      o.put("handoff", visible ? t.handoff() : null);
+      o.put("reason", visible ? t.reason() : null);
+      o.put("supersededBy", t.supersededBy());
+      ArrayNode why = o.putArray("notClaimableBecause");
+      Why.reasons(ledger, t, t.spec().requirements(), handling, clock.instant()).forEach(why::add);
+      ArrayNode events = o.putArray("events");
+      for (LoggedEvent e : ledger.history(t.id())) {
+        ObjectNode ev = events.addObject();
+        ev.put("seq", e.seq());
+        ev.put("kind", e.kind());
+        ev.put("at", e.at().toString());
+        if (visible || PLAIN_KINDS.contains(e.kind())) {
+          try {
+            ev.set("payload", JSON.readTree(e.payload()));
+          } catch (java.io.IOException x) {
+            ev.put("payload", e.payload());
+          }
+        } else {
+          ev.putNull("payload");
+        }
+      }
+      return Response.json(200, o.toString());
+    }
+    throw new Console.Refusal(404, "no such API route");
+  }
+
+  private static String nz(String s) {
+    return s == null ? "" : s;
+  }
+
+  static String enc(String s) {
+    return URLEncoder.encode(s, StandardCharsets.UTF_8).replace("+", "%20");
+  }
+}
