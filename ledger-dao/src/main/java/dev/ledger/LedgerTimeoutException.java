@@ -20,19 +20,17 @@ public final class LedgerTimeoutException extends LedgerStorageException {
   /** Which wait ran out. */
   public enum Bound {
     /** Waiting for a lock another transaction holds ({@link Timeouts#lock()}, SQLState 55P03). */
-    LOCK("task busy: it waited for a lock another transaction holds", "lock"),
+    LOCK("lock"),
     /** One statement ran too long on the server ({@link Timeouts#statement()}, SQLState 57014). */
-    STATEMENT("a statement ran longer than allowed", "statement"),
+    STATEMENT("statement"),
     /** The server sent nothing for too long ({@link Timeouts#network()}). */
-    NETWORK("database unreachable: no answer from the server", "network"),
+    NETWORK("network"),
     /** No connection could be had ({@link Timeouts#connect()}, or the pool's own bound). */
-    CONNECT("database unreachable: no connection could be had", "connect");
+    CONNECT("connect");
 
-    private final String what;
     private final String setting;
 
-    Bound(String what, String setting) {
-      this.what = what;
+    Bound(String setting) {
       this.setting = setting;
     }
 
@@ -96,13 +94,25 @@ public final class LedgerTimeoutException extends LedgerStorageException {
 
   private static String message(
       String operation, Bound bound, Duration limit, String sqlState, boolean outcomeUnknown) {
-    StringBuilder m = new StringBuilder(operation).append(": ").append(bound.what);
-    if (limit != null) {
-      m.append(" for longer than ")
-          .append(bound.setting)
-          .append(" (")
-          .append(Timeouts.describe(limit))
-          .append(")");
+    String within = limit == null ? null : " (" + Timeouts.describe(limit) + ")";
+    StringBuilder m = new StringBuilder(operation).append(": ");
+    switch (bound) {
+      case LOCK ->
+          m.append("task busy: waited longer than the lock bound")
+              .append(within == null ? "" : within)
+              .append(" for a lock another transaction holds on the task or its domain");
+      case STATEMENT ->
+          m.append("a statement ran longer than the statement bound")
+              .append(within == null ? "" : within);
+      case NETWORK ->
+          m.append("database unreachable: no answer within the network bound")
+              .append(within == null ? "" : within);
+      case CONNECT ->
+          m.append("database unreachable: no connection within ")
+              .append(
+                  within == null
+                      ? "the connection pool's own bound (its connection timeout)"
+                      : "the connect bound" + within);
     }
     if (sqlState != null) {
       m.append(" (SQLState ").append(sqlState).append(")");
@@ -114,9 +124,9 @@ public final class LedgerTimeoutException extends LedgerStorageException {
     }
     m.append(
         switch (bound) {
-          case LOCK -> ". Retry later, or raise LedgerConfig timeouts' lock bound";
-          case STATEMENT -> ". Raise LedgerConfig timeouts' statement bound if this is expected";
-          case NETWORK, CONNECT -> ". Check that the database is up and reachable";
+          case LOCK -> "; retry later";
+          case STATEMENT -> "";
+          case NETWORK, CONNECT -> "; check that the database is up and reachable";
         });
     return m.toString();
   }

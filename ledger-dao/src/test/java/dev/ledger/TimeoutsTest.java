@@ -98,9 +98,9 @@ class TimeoutsTest {
       assertThat(e.limit()).isEqualTo(Duration.ofMillis(400));
       assertThat(e.sqlState()).isEqualTo("57014");
       assertThat(e.getMessage())
-          .startsWith(
-              "invalidate: a statement ran longer than allowed for longer than statement"
-                  + " (400 ms) (SQLState 57014)");
+          .isEqualTo(
+              "invalidate: a statement ran longer than the statement bound (400 ms) (SQLState"
+                  + " 57014)");
       assertThat(ms).isBetween(300L, 10_000L);
       other.rollback();
     }
@@ -188,10 +188,58 @@ class TimeoutsTest {
                 () -> Ledger.open(pool, LedgerConfig.builder().timeouts(SHORT).build()));
         assertThat(e.bound()).isEqualTo(Bound.CONNECT);
         assertThat(e.getMessage())
-            .startsWith("open: database unreachable: no connection could be had");
+            .startsWith(
+                "open: database unreachable: no connection within the connection pool's own bound");
         assertThat((System.nanoTime() - start) / 1_000_000).isLessThan(5_000);
       }
     }
+  }
+
+  @Test
+  void opening_over_a_blackholed_link_ends_within_the_network_bound() throws Exception {
+    Ledger.open(PG.dataSource()); // the directory exists: opening only reads
+    try (BlackholeProxy proxy = BlackholeProxy.to(PG.jdbcUrl());
+        HikariDataSource pool = PostgresExtension.pool(proxy.jdbcUrl(PG.jdbcUrl()), 2)) {
+      pool.setConnectionTimeout(1000);
+      pool.getConnection().close(); // a connection made before the link goes dark
+      proxy.blackhole();
+      long start = System.nanoTime();
+      LedgerTimeoutException e =
+          org.junit.jupiter.api.Assertions.assertTimeoutPreemptively(
+              Duration.ofSeconds(30),
+              () ->
+                  catchThrowableOfType(
+                      LedgerTimeoutException.class,
+                      () -> Ledger.open(pool, LedgerConfig.builder().timeouts(SHORT).build())),
+              "Ledger.open hung on a blackholed link");
+      long ms = (System.nanoTime() - start) / 1_000_000;
+      assertThat(e).isNotNull();
+      assertThat(e.bound()).isIn(Bound.NETWORK, Bound.CONNECT);
+      assertThat(ms).isLessThan(10_000);
+      assertThat(pool.getHikariPoolMXBean().getActiveConnections()).isZero();
+    }
+  }
+
+  @Test
+  void a_first_filing_waits_for_another_provisioner_of_the_domain_no_longer_than_the_lock_bound()
+      throws Exception {
+    try (Connection other = PostgresExtension.connect(PG.databaseName());
+        Statement s = other.createStatement()) {
+      other.setAutoCommit(false);
+      s.execute("SELECT pg_advisory_xact_lock(hashtext('ledger_domain:' || 'held-new'))");
+      long start = System.nanoTime();
+      LedgerTimeoutException e =
+          catchThrowableOfType(
+              LedgerTimeoutException.class,
+              () -> ledger.file(TaskSpec.builder("held-new", "t").build()));
+      long ms = (System.nanoTime() - start) / 1_000_000;
+      assertThat(e.bound()).isEqualTo(Bound.LOCK);
+      assertThat(e.getMessage()).startsWith("provision domain 'held-new': task busy: ");
+      assertThat(ms).isBetween(250L, 5_000L);
+      other.rollback();
+    }
+    assertThat(ledger.get(ledger.file(TaskSpec.builder("held-new", "t").build())).status())
+        .isEqualTo(Status.PROPOSED);
   }
 
   @Test
@@ -232,9 +280,8 @@ class TimeoutsTest {
     assertThat(e.getMessage())
         .isEqualTo(
             operation
-                + ": task busy: it waited for a lock another transaction holds for longer than"
-                + " lock (300 ms) (SQLState 55P03). Retry later, or raise LedgerConfig timeouts'"
-                + " lock bound");
+                + ": task busy: waited longer than the lock bound (300 ms) for a lock another"
+                + " transaction holds on the task or its domain (SQLState 55P03); retry later");
     assertThat(ms).as(operation + " took %d ms", ms).isBetween(250L, 5_000L);
   }
 

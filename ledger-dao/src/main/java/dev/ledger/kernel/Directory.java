@@ -27,7 +27,11 @@ import org.jooq.impl.DSL;
  */
 public final class Directory {
 
-  /** How long provisioning waits for another holder of a domain's provisioning lock. */
+  /**
+   * How long the ledger's own schema checks wait for another holder of a domain's lock while they
+   * adopt or migrate a schema at run time ({@link SchemaVersions}); a first filing waits the lock
+   * bound instead.
+   */
   public static final Duration PROVISION_WAIT = Duration.ofMinutes(2);
 
   private static final RenderedStatement.Slot<String> ROUTE_ID =
@@ -54,16 +58,19 @@ public final class Directory {
    * @param dsl the render-mapped contexts
    * @param statements the ledger's rendered statements, shared with it
    * @param runtimeDdl whether schemas may be made or migrated at run time
+   * @param provisionWait how long a first filing waits for another session provisioning the same
+   *     domain (the ledger's lock bound)
    */
   public Directory(
       DataSource dataSource,
       RenderMappedDsl dsl,
       RenderedStatement.Cache statements,
-      boolean runtimeDdl) {
+      boolean runtimeDdl,
+      Duration provisionWait) {
     this.statements = statements;
     this.dsl = dsl;
     this.versions = new SchemaVersions(dataSource, dsl, runtimeDdl);
-    this.provisioner = new Provisioner(dataSource, dsl, runtimeDdl, this);
+    this.provisioner = new Provisioner(dataSource, dsl, runtimeDdl, this, provisionWait);
   }
 
   /**
@@ -169,8 +176,9 @@ public final class Directory {
    * @param domain the domain, already validated
    * @return the bare schema name
    * @throws SchemaVersionException when the domain has no schema and runtime DDL is forbidden
-   * @throws LedgerException when another holder kept the domain's lock for {@link #PROVISION_WAIT},
-   *     or the thread was interrupted while waiting
+   * @throws dev.ledger.LedgerTimeoutException ({@code LOCK}) when another session kept the domain's
+   *     lock past the lock bound
+   * @throws LedgerException when the thread was interrupted while waiting
    */
   public String ensure(String domain) {
     return provisioner.ensure(domain);

@@ -45,8 +45,12 @@ public final class Engine {
    */
   public Engine(DataSource dataSource, LedgerConfig config) {
     this.dataSource = dataSource;
-    this.dsl = new RenderMappedDsl(dataSource, config.directorySchema(), config.executeListeners());
-    this.directory = new Directory(dataSource, dsl, statements, config.runtimeDdl());
+    // what runs outside write() and read() (Flyway, provisioning, the directory's checks) gets
+    // connections that wait at most the network bound too
+    DataSource bounded = new NetworkBoundDataSource(dataSource, config.timeouts().network());
+    this.dsl = new RenderMappedDsl(bounded, config.directorySchema(), config.executeListeners());
+    this.directory =
+        new Directory(bounded, dsl, statements, config.runtimeDdl(), config.timeouts().lock());
     this.clock = config.clock();
     this.bounds = new Bounds(config.timeouts());
     this.errors = new StorageErrors(config.timeouts());

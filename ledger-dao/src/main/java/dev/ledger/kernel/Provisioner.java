@@ -12,6 +12,7 @@ import dev.ledger.schema.LedgerMigrations;
 import dev.ledger.schema.MigrationDigest;
 import dev.ledger.schema.RenderMappedDsl;
 import dev.ledger.schema.SchemaInstaller;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
@@ -47,6 +48,7 @@ final class Provisioner {
   private static final String INSUFFICIENT_PRIVILEGE = "42501";
 
   private final DataSource dataSource;
+  private final Duration wait;
   private final RenderMappedDsl dsl;
   private final boolean runtimeDdl;
   private final Directory routes;
@@ -54,7 +56,13 @@ final class Provisioner {
   /** The domain set for provisioning; null until first needed. */
   private volatile Optional<Provisioning> provisioning;
 
-  Provisioner(DataSource dataSource, RenderMappedDsl dsl, boolean runtimeDdl, Directory routes) {
+  Provisioner(
+      DataSource dataSource,
+      RenderMappedDsl dsl,
+      boolean runtimeDdl,
+      Directory routes,
+      Duration wait) {
+    this.wait = wait;
     this.dataSource = dataSource;
     this.dsl = dsl;
     this.runtimeDdl = runtimeDdl;
@@ -122,8 +130,9 @@ final class Provisioner {
    * @param domain the domain, already validated
    * @return the bare schema name
    * @throws SchemaVersionException when the domain has no schema and runtime DDL is forbidden
-   * @throws LedgerException when another holder kept the domain's lock for {@link
-   *     Directory#PROVISION_WAIT}, or the thread was interrupted while waiting
+   * @throws dev.ledger.LedgerTimeoutException ({@code LOCK}) when another session kept the domain's
+   *     lock for longer than the lock bound
+   * @throws LedgerException when the thread was interrupted while waiting
    */
   String ensure(String domain) {
     Optional<String> existing = routes.schemaOf(domain);
@@ -134,7 +143,7 @@ final class Provisioner {
     if (!runtimeDdl) {
       throw noRuntimeDdl(schema, domain);
     }
-    long deadline = System.nanoTime() + Directory.PROVISION_WAIT.toNanos();
+    long deadline = System.nanoTime() + wait.toNanos();
     while (true) {
       boolean locked;
       try {
@@ -170,12 +179,15 @@ final class Provisioner {
         return madeByOther.get();
       }
       if (System.nanoTime() - deadline > 0) {
-        throw new LedgerException(
-            "domain '"
-                + domain
-                + "': another session has held its provisioning lock for over "
-                + Directory.PROVISION_WAIT.toSeconds()
-                + " s; check for a stuck migration (pg_locks, advisory locks) and try again");
+        // another session holds the domain's lock (provisioning it, a replay, the reference
+        // stack): the same bound as any lock wait
+        throw new dev.ledger.LedgerTimeoutException(
+            "provision domain '" + domain + "'",
+            dev.ledger.LedgerTimeoutException.Bound.LOCK,
+            wait,
+            "55P03",
+            null,
+            false);
       }
       try {
         Thread.sleep(ThreadLocalRandom.current().nextLong(RETRY_MIN_MS, RETRY_MAX_MS + 1));

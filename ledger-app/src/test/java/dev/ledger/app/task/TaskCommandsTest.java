@@ -233,9 +233,8 @@ class TaskCommandsTest {
       assertThat(busy.exit()).isEqualTo(ExitCodes.LOCKED);
       assertThat(busy.json().get("error").asText())
           .isEqualTo(
-              "invalidate: task busy: it waited for a lock another transaction holds for longer"
-                  + " than lock (5 s) (SQLState 55P03). Retry later, or raise LedgerConfig"
-                  + " timeouts' lock bound");
+              "invalidate: task busy: waited longer than the lock bound (5 s) for a lock another"
+                  + " transaction holds on the task or its domain (SQLState 55P03); retry later");
       assertThat(ms).isBetween(4_500L, 30_000L);
       other.rollback();
     }
