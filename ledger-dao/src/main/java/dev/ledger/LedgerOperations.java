@@ -591,10 +591,15 @@ public abstract class LedgerOperations {
    * A domain's tasks in a status, in claim order (priority descending, then created).
    *
    * @param domain the domain
-   * @param status the status
+   * @param status the status, not null
    * @return the tasks; empty when none or the domain is unknown
+   * @throws InvalidInputException naming {@code status} when it is null
    */
   public final List<Task> list(String domain, Status status) {
+    if (status == null) {
+      throw new InvalidInputException(
+          "status", "must not be null (list one status at a time; countByStatus counts them all)");
+    }
     return read("list", tx -> ops.reads.list(tx, domain, status));
   }
 

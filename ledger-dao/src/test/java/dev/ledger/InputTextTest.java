@@ -144,4 +144,12 @@ class InputTextTest {
                 + "'): a task cannot replace itself");
     assertThat(ledger.get(id).status()).isEqualTo(Status.ADMITTED);
   }
+
+  @Test
+  void listing_a_null_status_is_refused_naming_the_field() {
+    assertThatThrownBy(() -> ledger.list("any", null))
+        .isInstanceOf(InvalidInputException.class)
+        .hasMessage(
+            "status: must not be null (list one status at a time; countByStatus counts them all)");
+  }
 }

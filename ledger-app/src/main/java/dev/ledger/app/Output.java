@@ -176,19 +176,27 @@ public final class Output {
     if (text == null) {
       return "-";
     }
-    String flat = escape(text.replace('\n', ' ').replace('\t', ' ').replace('\r', ' '));
-    if (width(flat) <= width) {
-      return flat;
+    String flat =
+        text.replace('\n', ' ')
+            .replace('\t', ' ')
+            .replace('\r', ' ')
+            .replace('\u2028', ' ')
+            .replace('\u2029', ' ');
+    String escaped = escape(flat);
+    if (width(escaped) <= width) {
+      return escaped;
     }
+    // cut by the original's code points, each escaped whole: a cut never splits an escape
     StringBuilder kept = new StringBuilder();
     int used = 0;
     for (int i = 0; i < flat.length(); ) {
       int cp = flat.codePointAt(i);
-      int w = width(cp);
+      String piece = escape(new String(Character.toChars(cp)));
+      int w = width(piece);
       if (used + w > width - 1) {
         break;
       }
-      kept.appendCodePoint(cp);
+      kept.append(piece);
       used += w;
       i += Character.charCount(cp);
     }
@@ -198,8 +206,9 @@ public final class Output {
   /**
    * Makes a stored text safe to print on a terminal: every control character (C0 but for line
    * breaks and tabs, DEL, C1, among them ESC and CSI, which start terminal escape sequences)
-   * becomes a visible {@code \xHH}, and every bidirectional override or isolate (U+202A to U+202E,
-   * U+2066 to U+2069, which reorder what follows) a visible {@code \}{@code uHHHH}; a backslash
+   * becomes a visible {@code \xHH}, and every bidirectional override, isolate or mark (U+202A to
+   * U+202E, U+2066 to U+2069, U+200E, U+200F, U+061C, which reorder what follows) and the Unicode
+   * line and paragraph separators (U+2028, U+2029) a visible {@code \}{@code uHHHH}; a backslash
    * stays as it is. JSON output needs none of this: Jackson escapes control characters itself.
    *
    * @param text the text, not null
@@ -212,7 +221,13 @@ public final class Output {
       String replacement = null;
       if (Character.getType(c) == Character.CONTROL && c != '\n' && c != '\t' && c != '\r') {
         replacement = String.format("\\x%02x", (int) c);
-      } else if ((c >= 0x202A && c <= 0x202E) || (c >= 0x2066 && c <= 0x2069)) {
+      } else if ((c >= 0x202A && c <= 0x202E)
+          || (c >= 0x2066 && c <= 0x2069)
+          || c == 0x200E
+          || c == 0x200F
+          || c == 0x061C
+          || c == 0x2028
+          || c == 0x2029) {
         replacement = String.format("\\u%04x", (int) c);
       }
       if (replacement != null && out == null) {
