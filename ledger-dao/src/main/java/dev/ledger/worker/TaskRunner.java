@@ -31,14 +31,17 @@ import org.slf4j.Logger;
  * The task execution path both pools share ({@link WorkerPool}, {@link TenantWorkerPool}): the
  * claim of a batch (one statement, {@link WorkerPort#claimTasks}, timed for {@link
  * WorkerMetrics#claimed}) and, when needed, how each task came to be claimable ({@link
- * WorkerPort#pickups}); the worker threads (prestarted) and the heartbeat sweep (one timer task
- * beats every running task that is due); per task the crash count (a claim that took over an
- * expired lease is a failed attempt, the handler not run), the handler's run under heartbeats (a
- * refused one marks the lease lost and interrupts the handler), the failure recorded with retry,
- * backoff or dead letter ({@link WorkerPort#fail}), the completion handed to the {@link Completer},
- * and the meters; at close, the wait for running handlers and the release of what is left. What a
- * pool decides itself (which ledger a task is of, its handler, what a retry's time or a task's end
- * means to its dispatcher) it says through {@link Pool}.
+ * WorkerPort#pickups}), and after a claim whose commit outcome was unknown the give-back of the
+ * tasks it may have claimed that never reached the pool (released at the domain's next claim, so
+ * they run as the same attempt instead of waiting for their lease and counting as a crash); the
+ * worker threads (prestarted) and the heartbeat sweep (one timer task beats every running task that
+ * is due); per task the crash count (a claim that took over an expired lease is a failed attempt,
+ * the handler not run), the handler's run under heartbeats (a refused one marks the lease lost and
+ * interrupts the handler), the failure recorded with retry, backoff or dead letter ({@link
+ * WorkerPort#fail}), the completion handed to the {@link Completer}, and the meters; at close, the
+ * wait for running handlers and the release of what is left. What a pool decides itself (which
+ * ledger a task is of, its handler, what a retry's time or a task's end means to its dispatcher) it
+ * says through {@link Pool}.
  *
  * <p>Size: over 600 lines, one class on purpose: claiming, running, heartbeating, recording and
  * closing all read and change the same {@link RunningTask} states under one set of rules (a task is
@@ -102,6 +105,30 @@ final class TaskRunner {
   private final WorkerMetrics metrics;
   private final Pool pool;
   private final Set<RunningTask> running = ConcurrentHashMap.newKeySet();
+
+  /**
+   * The ids of the last {@value #REMEMBERED} tasks handed to a thread: a task of ours among them
+   * may have run, so it is never given back as a claim that did not reach the pool.
+   */
+  private final Set<String> submitted =
+      java.util.Collections.synchronizedSet(
+          java.util.Collections.newSetFromMap(
+              new java.util.LinkedHashMap<String, Boolean>() {
+                @Override
+                protected boolean removeEldestEntry(Map.Entry<String, Boolean> eldest) {
+                  return size() > REMEMBERED;
+                }
+              }));
+
+  /** How many submitted task ids {@link #submitted} keeps. */
+  static final int REMEMBERED = 10_000;
+
+  /**
+   * The domains (as {@link #key tenant and domain}) where a claim's commit outcome was unknown and
+   * the tasks it may have claimed were not yet given back ({@link #giveBackUnreached}).
+   */
+  private final Set<String> unsettled = ConcurrentHashMap.newKeySet();
+
   private volatile boolean closed;
   private ThreadPoolExecutor workers;
   private ScheduledThreadPoolExecutor timers;
@@ -213,11 +240,29 @@ final class TaskRunner {
    * @param domain the domain
    * @param ask at most this many
    * @return the claimed tasks, not yet submitted
+   * @throws LedgerStorageException when the database fails the claim (or the give-back of an
+   *     earlier claim whose commit outcome was unknown, which the next claim tries again)
    */
   List<RunningTask> claim(Ledger ledger, String tenant, String domain, int ask) {
+    String key = key(tenant, domain);
+    if (unsettled.contains(key)) {
+      // a database failure here fails this claim too, and the next claim tries again
+      giveBackUnreached(ledger, tenant, domain);
+      unsettled.remove(key);
+    }
     long t0 = System.nanoTime();
-    // one statement claims, logs the claims and returns the rows: no second read
-    List<ClaimedTask> claimed = ledger.worker().claimTasks(domain, claimer, ask);
+    List<ClaimedTask> claimed;
+    try {
+      // one statement claims, logs the claims and returns the rows: no second read
+      claimed = ledger.worker().claimTasks(domain, claimer, ask);
+    } catch (LedgerStorageException e) {
+      if (e.outcomeUnknown()) {
+        // the server may have committed the claims: tasks held by this pool that no thread runs,
+        // which would wait for their lease and then count as a failed attempt
+        unsettled.add(key);
+      }
+      throw e;
+    }
     metrics.claimed(domain, claimed.size(), Duration.ofNanos(System.nanoTime() - t0));
     if (claimed.isEmpty()) {
       return List.of();
@@ -230,6 +275,49 @@ final class TaskRunner {
           new RunningTask(tenant, domain, c.lease(), c.task(), pickups.get(c.lease().taskId())));
     }
     return out;
+  }
+
+  /**
+   * Gives back the tasks of a domain this pool's holder holds that no thread of this pool runs or
+   * ran: claimed by a claim whose commit succeeded while its answer was lost. Each is released
+   * under its lease (holder and attempt as the row holds them), so the next claim runs it as the
+   * same attempt; a release refused because the task was completed, released or re-claimed
+   * meanwhile is nothing to give back.
+   *
+   * @throws LedgerStorageException when the database fails the read or a release
+   */
+  private void giveBackUnreached(Ledger ledger, String tenant, String domain) {
+    Set<String> held = new java.util.HashSet<>();
+    for (RunningTask r : running) {
+      held.add(r.claimed.taskId());
+    }
+    int given = 0;
+    for (Task t : ledger.list(domain, dev.ledger.Status.CLAIMED)) {
+      if (!holder.equals(t.holder()) || held.contains(t.id()) || submitted.contains(t.id())) {
+        continue;
+      }
+      try {
+        ledger.release(new Lease(t.id(), holder, t.attempts(), t.leaseUntil()));
+        given++;
+      } catch (LeaseLostException e) {
+        // completed, released or claimed again since the read: not held by this pool
+      }
+    }
+    if (given > 0) {
+      log.info(
+          "{} {}: released {} tasks of {}{} that a claim whose commit outcome was unknown had"
+              + " claimed; they run as the same attempt",
+          label,
+          holder,
+          given,
+          domain,
+          tenant == null ? "" : " of tenant " + tenant);
+    }
+  }
+
+  /** A domain's key in {@link #unsettled}: its tenant (empty for none) and its name. */
+  private static String key(String tenant, String domain) {
+    return (tenant == null ? "" : tenant) + "\u0000" + domain;
   }
 
   private Map<String, Pickup> pickups(Ledger ledger, String domain, List<Lease> leases) {
@@ -252,6 +340,7 @@ final class TaskRunner {
     r.nextBeat = System.nanoTime() + heartbeatEvery.toNanos();
     r.beating = true;
     running.add(r);
+    submitted.add(r.claimed.taskId());
     try {
       workers.execute(() -> run(r));
     } catch (RuntimeException e) {
