@@ -105,11 +105,35 @@ class ConsoleBrowserTest {
     assertThat(browser.getCurrentUrl()).endsWith("/login");
     browser.findElement(By.id("password")).sendKeys(PASSWORD);
     browser.findElement(By.id("login")).click();
-    assertThat(browser.findElement(By.tagName("h1")).getText()).isEqualTo("Overview");
+    assertThat(awaitH1("Overview")).isEqualTo("Overview");
   }
 
-  static String h1() {
-    return browser.findElement(By.tagName("h1")).getText();
+  /**
+   * The page's heading once it reads {@code expected}, or what it read when 10 s ran out: a click
+   * that submits a form or follows a link returns before the next page has replaced this one, so
+   * the old heading may still be found, or go stale under the test's hands.
+   */
+  static String awaitH1(String expected) {
+    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    String seen = null;
+    while (System.nanoTime() < deadline) {
+      try {
+        seen = browser.findElement(By.tagName("h1")).getText();
+        if (expected.equals(seen)) {
+          return seen;
+        }
+      } catch (org.openqa.selenium.NoSuchElementException
+          | org.openqa.selenium.StaleElementReferenceException e) {
+        // the page is being replaced
+      }
+      try {
+        Thread.sleep(50);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return seen;
+      }
+    }
+    return seen;
   }
 
   static void screenshot(String name) throws IOException {
@@ -149,7 +173,7 @@ class ConsoleBrowserTest {
     screenshot("overview");
 
     browser.findElement(By.linkText("payments")).click();
-    assertThat(h1()).isEqualTo("payments: queue");
+    assertThat(awaitH1("payments: queue")).isEqualTo("payments: queue");
     List<String> order =
         browser.findElements(By.cssSelector("#queue a.task")).stream()
             .map(e -> e.getText())
@@ -158,7 +182,7 @@ class ConsoleBrowserTest {
     screenshot("queue");
 
     browser.findElement(By.linkText(fx.first)).click();
-    assertThat(h1()).isEqualTo("Task " + fx.first);
+    assertThat(awaitH1("Task " + fx.first)).isEqualTo("Task " + fx.first);
     assertThat(
             browser.findElements(By.cssSelector("#timeline .kind")).stream().map(e -> e.getText()))
         .containsExactly("created", "admitted");
@@ -173,10 +197,13 @@ class ConsoleBrowserTest {
     screenshot("dead-letters");
 
     browser.findElement(By.linkText(fx.deadRefused)).click();
+    assertThat(awaitH1("Task " + fx.deadRefused)).isEqualTo("Task " + fx.deadRefused);
     browser.findElement(By.id("action-refile")).click();
-    assertThat(h1()).isEqualTo("Confirm: refile " + fx.deadRefused + "?");
+    String confirm = "Confirm: refile " + fx.deadRefused + "?";
+    assertThat(awaitH1(confirm)).isEqualTo(confirm);
     browser.findElement(By.id("confirm")).click();
-    assertThat(h1()).isEqualTo("Done: refile " + fx.deadRefused);
+    String done = "Done: refile " + fx.deadRefused;
+    assertThat(awaitH1(done)).isEqualTo(done);
     String successor =
         ledger
             .findOrigin("cards", "retries:" + fx.deadRefused, "refiled:" + fx.deadRefused)
@@ -186,6 +213,7 @@ class ConsoleBrowserTest {
         .containsExactly("created", "admitted");
     screenshot("refiled");
     browser.findElement(By.linkText(successor)).click();
+    assertThat(awaitH1("Task " + successor)).isEqualTo("Task " + successor);
     assertThat(browser.findElement(By.id("status")).getText()).isEqualTo("admitted");
     assertThat(
             browser.findElements(By.cssSelector("#timeline .kind")).stream().map(e -> e.getText()))
