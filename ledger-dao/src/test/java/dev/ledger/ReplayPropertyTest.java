@@ -154,7 +154,10 @@ class ReplayPropertyTest {
         case 8 -> clock.advance(Duration.ofSeconds(arg % 90));
         case 9 -> {
           if (target != null) {
-            ledger.invalidate(target, "obsolete " + arg, arg % 2 == 0 ? null : tasks.get(0));
+            // superseded by the first task, unless that is the target (a task cannot replace
+            // itself)
+            String by = arg % 2 == 0 || tasks.get(0).equals(target) ? null : tasks.get(0);
+            ledger.invalidate(target, "obsolete " + arg, by);
           }
         }
         case 10 -> {

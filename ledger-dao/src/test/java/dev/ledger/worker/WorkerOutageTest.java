@@ -61,7 +61,7 @@ class WorkerOutageTest {
           assertThat(countOf(log.text(), "claiming failed (")).isEqualTo(1);
 
           server.restart();
-          String after = ledger.fileAndAdmit(TaskSpec.builder("jobs", "after").build());
+          String after = fileOnceTheServerAnswers(ledger);
           awaitCompleted(ledger, after);
           assertThat(pool.outageSince()).isEmpty();
           assertThat(registry.get("ledger.worker.outages").gauge().value()).isZero();
@@ -71,6 +71,21 @@ class WorkerOutageTest {
         } finally {
           log.stop();
         }
+      }
+    }
+  }
+
+  /** Files a task, trying again while the restarted server does not accept connections yet. */
+  private static String fileOnceTheServerAnswers(Ledger ledger) throws InterruptedException {
+    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+    while (true) {
+      try {
+        return ledger.fileAndAdmit(TaskSpec.builder("jobs", "after").build());
+      } catch (dev.ledger.LedgerStorageException e) {
+        if (System.nanoTime() > deadline) {
+          throw e;
+        }
+        Thread.sleep(100);
       }
     }
   }
