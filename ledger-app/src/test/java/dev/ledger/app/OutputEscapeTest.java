@@ -29,7 +29,9 @@ class OutputEscapeTest {
 
   @Property
   void a_fitted_text_never_ends_in_a_split_escape_and_fits(
-      @ForAll String text, @ForAll @IntRange(min = 2, max = 40) int width) {
+      @ForAll String anyText, @ForAll @IntRange(min = 2, max = 40) int width) {
+    // a backslash of the text's own stays as it is; without one, any "\\x" or "\\u" is an escape
+    String text = anyText.replace('\\', '/');
     String fitted = Output.fit(text, width);
     assertThat(Output.width(fitted)).isLessThanOrEqualTo(Math.max(width, 1));
     String body = fitted.endsWith("…") ? fitted.substring(0, fitted.length() - 1) : fitted;
