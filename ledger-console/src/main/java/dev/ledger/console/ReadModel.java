@@ -360,18 +360,7 @@ final class ReadModel {
                         .or(TASKS.BODY.containsIgnoreCase(filter.text())));
       }
       merged.addAll(
-          ctx.select(
-                  TASKS.ID,
-                  TASKS.TITLE,
-                  TASKS.STATUS,
-                  TASKS.LABEL_RANK,
-                  TASKS.PRIORITY,
-                  TASKS.CREATED,
-                  TASKS.REQUIREMENTS,
-                  TASKS.ORIGIN,
-                  TASKS.HOLDER,
-                  TASKS.LEASE_UNTIL,
-                  TASKS.ATTEMPTS)
+          ctx.select(ROW)
               .from(TASKS)
               .where(where)
               .orderBy(TASKS.PRIORITY.desc(), TASKS.CREATED.asc(), TASKS.ID.asc())
@@ -395,6 +384,26 @@ final class ReadModel {
   private static String jsonEscape(String s) {
     return s.replace("\\", "\\\\").replace("\"", "\\\"");
   }
+
+  /** The columns {@link #row} reads: one list, for every query of queue rows. */
+  private static final List<Field<?>> ROW =
+      List.of(
+          TASKS.ID,
+          TASKS.TITLE,
+          TASKS.STATUS,
+          TASKS.LABEL_RANK,
+          TASKS.PRIORITY,
+          TASKS.CREATED,
+          TASKS.REQUIREMENTS,
+          TASKS.ORIGIN,
+          TASKS.HOLDER,
+          TASKS.LEASE_UNTIL,
+          TASKS.ATTEMPTS);
+
+  /** {@link #ROW} and the start time, for delayed tasks. */
+  private static final List<Field<?>> ROW_AND_NOT_BEFORE =
+      java.util.stream.Stream.concat(ROW.stream(), java.util.stream.Stream.of(TASKS.NOT_BEFORE))
+          .toList();
 
   private static QueueRow row(Record r) {
     return new QueueRow(
@@ -424,19 +433,7 @@ final class ReadModel {
    */
   List<Delayed> delayed(Domain d) {
     return dsl(d.schema())
-        .select(
-            TASKS.ID,
-            TASKS.TITLE,
-            TASKS.STATUS,
-            TASKS.LABEL_RANK,
-            TASKS.PRIORITY,
-            TASKS.CREATED,
-            TASKS.REQUIREMENTS,
-            TASKS.ORIGIN,
-            TASKS.HOLDER,
-            TASKS.LEASE_UNTIL,
-            TASKS.ATTEMPTS,
-            TASKS.NOT_BEFORE)
+        .select(ROW_AND_NOT_BEFORE)
         .from(TASKS)
         .where(TASKS.STATUS.eq(DSL.inline(Status.PROPOSED.wire())))
         .and(TASKS.NOT_BEFORE.isNotNull())
@@ -451,18 +448,7 @@ final class ReadModel {
    */
   List<QueueRow> running(Domain d) {
     return dsl(d.schema())
-        .select(
-            TASKS.ID,
-            TASKS.TITLE,
-            TASKS.STATUS,
-            TASKS.LABEL_RANK,
-            TASKS.PRIORITY,
-            TASKS.CREATED,
-            TASKS.REQUIREMENTS,
-            TASKS.ORIGIN,
-            TASKS.HOLDER,
-            TASKS.LEASE_UNTIL,
-            TASKS.ATTEMPTS)
+        .select(ROW)
         .from(TASKS)
         .where(TASKS.STATUS.eq(DSL.inline(Status.CLAIMED.wire())))
         .orderBy(TASKS.HOLDER.asc(), TASKS.LEASE_UNTIL.asc(), TASKS.ID.asc())
