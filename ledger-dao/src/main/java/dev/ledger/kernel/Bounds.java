@@ -38,21 +38,14 @@ final class Bounds {
                       DSL.val(""),
                       DSL.inline(true))));
 
-  private final Timeouts timeouts;
   private final String lock;
   private final String statement;
   private final int networkMillis;
 
   Bounds(Timeouts timeouts) {
-    this.timeouts = timeouts;
     this.lock = Timeouts.setting(timeouts.lock());
     this.statement = Timeouts.setting(timeouts.statement());
     this.networkMillis = (int) timeouts.network().toMillis();
-  }
-
-  /** The bounds. */
-  Timeouts timeouts() {
-    return timeouts;
   }
 
   /**
@@ -97,10 +90,5 @@ final class Bounds {
       ps.setString(2, statement);
       ps.execute();
     }
-  }
-
-  /** For tests: the statement. */
-  static String statement() {
-    return SET_LOCAL;
   }
 }

@@ -47,12 +47,12 @@ public final class Engine {
     this.dataSource = dataSource;
     // what runs outside write() and read() (Flyway, provisioning, the directory's checks) gets
     // connections that wait at most the network bound too
-    DataSource bounded = new NetworkBoundDataSource(dataSource, config.timeouts().network());
+    this.bounds = new Bounds(config.timeouts());
+    DataSource bounded = new NetworkBoundDataSource(dataSource, bounds);
     this.dsl = new RenderMappedDsl(bounded, config.directorySchema(), config.executeListeners());
     this.directory =
         new Directory(bounded, dsl, statements, config.runtimeDdl(), config.timeouts().lock());
     this.clock = config.clock();
-    this.bounds = new Bounds(config.timeouts());
     this.errors = new StorageErrors(config.timeouts());
   }
 

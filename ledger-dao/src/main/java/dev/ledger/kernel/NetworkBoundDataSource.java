@@ -6,7 +6,6 @@ import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
-import java.time.Duration;
 import java.util.logging.Logger;
 import javax.sql.DataSource;
 
@@ -22,11 +21,11 @@ import javax.sql.DataSource;
 final class NetworkBoundDataSource implements DataSource {
 
   private final DataSource target;
-  private final int networkMillis;
+  private final Bounds bounds;
 
-  NetworkBoundDataSource(DataSource target, Duration network) {
+  NetworkBoundDataSource(DataSource target, Bounds bounds) {
     this.target = target;
-    this.networkMillis = (int) network.toMillis();
+    this.bounds = bounds;
   }
 
   @Override
@@ -45,8 +44,7 @@ final class NetworkBoundDataSource implements DataSource {
     }
     int previous;
     try {
-      previous = c.getNetworkTimeout();
-      c.setNetworkTimeout(Runnable::run, networkMillis);
+      previous = bounds.bindNetwork(c);
     } catch (SQLException | RuntimeException e) {
       c.close();
       throw e;
