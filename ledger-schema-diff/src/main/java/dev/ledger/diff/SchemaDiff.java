@@ -97,9 +97,11 @@ public final class SchemaDiff {
                 ? ScratchPostgres.embedded()
                 : ScratchPostgres.at(request.jdbcUrl())) {
       SchemaCatalog before = pg.apply(base, "base", request.forBase()).catalog();
-      SchemaCatalog after = pg.apply(head, "head", request.forHead()).catalog();
+      ScratchPostgres.Checked headSet = pg.applyWithFingerprint(head, "head", request.forHead());
+      SchemaCatalog after = headSet.applied().catalog();
       CatalogDiff diff = CatalogDiff.between(before, after, request.online());
-      Verification verification = verify(pg, base, request.forBase(), diff, after);
+      Verification verification =
+          verify(pg, base, request.forBase(), diff, after, headSet.fingerprint());
       return new DiffReport(
           base.displayName(),
           head.displayName(),
@@ -136,13 +138,16 @@ public final class SchemaDiff {
   }
 
   /**
-   * Checks a diff's script on a scratch schema: the base, then the script, compared with the head.
+   * Checks a diff's script on a scratch schema: the base, then the script, compared with the head
+   * twice: through the differ's model ({@link CatalogDiff}), then row by row through the catalogs
+   * ({@link CatalogFingerprint}), so that a difference the model does not hold is refused by name.
    *
    * @param pg the server
    * @param base the base's scripts
    * @param placeholders the base's placeholders
    * @param diff the diff
    * @param head the head's catalog
+   * @param headRows the head's catalog rows, read without the differ's model
    * @return the outcome
    */
   static Verification verify(
@@ -150,16 +155,16 @@ public final class SchemaDiff {
       MigrationSource base,
       Map<String, String> placeholders,
       CatalogDiff diff,
-      SchemaCatalog head) {
+      SchemaCatalog head,
+      CatalogFingerprint headRows) {
     List<String> refused = new ArrayList<>();
     for (Change c : diff.changes()) {
       if (c.refusal() != null) {
         refused.add(describe(c) + " (" + c.refusal() + ")");
       }
     }
-    if (diff.isEmpty()) {
-      return new Verification(Verification.Status.EXACT, null, null, null, List.of(), List.of());
-    }
+    // Run even when the diff is empty: a difference the differ does not model at all leaves it
+    // empty, and only the catalog rows of base plus nothing can show it.
     List<String> script = diff.script();
     ScratchPostgres.Checked checked = pg.check(base, placeholders, script);
     if (checked.applied() == null) {
@@ -197,6 +202,13 @@ public final class SchemaDiff {
     }
     if (!remaining.isEmpty()) {
       return new Verification(Verification.Status.DIFFERS, null, null, null, remaining, List.of());
+    }
+    // The differ's own model says exact; the catalog rows, read without it, must agree.
+    for (String row : checked.fingerprint().differencesFrom(headRows)) {
+      refused.add(row + ", which the diff does not model (independent catalog check)");
+    }
+    if (!refused.isEmpty()) {
+      return new Verification(Verification.Status.REFUSED, null, null, null, List.of(), refused);
     }
     return new Verification(Verification.Status.EXACT, null, null, null, List.of(), List.of());
   }

@@ -154,17 +154,33 @@ public final class ScratchPostgres implements AutoCloseable {
    *     database does
    */
   public AppliedSet apply(MigrationSource source, String role, Map<String, String> placeholders) {
-    return applyThen(source, role, placeholders, List.of()).applied();
+    return applyThen(source, role, placeholders, List.of(), false).applied();
+  }
+
+  /**
+   * Applies a migration set like {@link #apply}, and also reads its {@link CatalogFingerprint}.
+   *
+   * @param source the scripts, not null
+   * @param role what the set is, lowercase letters
+   * @param placeholders Flyway placeholders
+   * @return the catalog, version and fingerprint
+   * @throws SchemaDiffException when a migration fails, or the database does
+   */
+  Checked applyWithFingerprint(
+      MigrationSource source, String role, Map<String, String> placeholders) {
+    return applyThen(source, role, placeholders, List.of(), true);
   }
 
   /**
    * What checking a diff's script found.
    *
    * @param applied what base plus the script left, or null when the script failed
+   * @param fingerprint the catalog rows it left, read without the differ's model; null when the
+   *     script failed
    * @param failedAt the index in the script of the statement that failed, or -1
    * @param error the failing statement's error, one line, or null
    */
-  record Checked(AppliedSet applied, int failedAt, String error) {}
+  record Checked(AppliedSet applied, CatalogFingerprint fingerprint, int failedAt, String error) {}
 
   /**
    * Checks a script: applies a migration set to a new scratch schema, runs the script there with
@@ -180,11 +196,15 @@ public final class ScratchPostgres implements AutoCloseable {
    * @throws SchemaDiffException when the base's migrations fail or the database does
    */
   Checked check(MigrationSource source, Map<String, String> placeholders, List<String> script) {
-    return applyThen(source, "check", placeholders, script);
+    return applyThen(source, "check", placeholders, script, true);
   }
 
   private Checked applyThen(
-      MigrationSource source, String role, Map<String, String> placeholders, List<String> script) {
+      MigrationSource source,
+      String role,
+      Map<String, String> placeholders,
+      List<String> script,
+      boolean fingerprint) {
     if (!ROLE.matcher(role).matches()) {
       throw new IllegalArgumentException("role: lowercase letters only, got " + role);
     }
@@ -210,7 +230,9 @@ public final class ScratchPostgres implements AutoCloseable {
         others.remove(schema);
         SchemaCatalog catalog =
             new CatalogReader(c, schema, List.copyOf(others), HISTORY_TABLE).read();
-        return new Checked(new AppliedSet(catalog, result.targetSchemaVersion), -1, null);
+        CatalogFingerprint rows =
+            fingerprint ? CatalogFingerprint.read(c, schema, List.copyOf(others)) : null;
+        return new Checked(new AppliedSet(catalog, result.targetSchemaVersion), rows, -1, null);
       }
     } catch (FlywayException e) {
       failure = MigrationErrors.describe(role, source, e, this::redact);
@@ -248,7 +270,7 @@ public final class ScratchPostgres implements AutoCloseable {
       if (!c.getAutoCommit()) {
         c.rollback();
       }
-      return new Checked(null, at, redact(MigrationErrors.oneLine(e.getMessage())));
+      return new Checked(null, null, at, redact(MigrationErrors.oneLine(e.getMessage())));
     } finally {
       c.setAutoCommit(true);
     }
