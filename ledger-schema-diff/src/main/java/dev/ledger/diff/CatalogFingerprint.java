@@ -38,9 +38,12 @@ import java.util.TreeSet;
  * numbers and dropped columns (column order is not compared), {@code atthasmissing} (a column added
  * with a default), {@code indcheckxmin} and the toast table.
  *
- * <p>The name of the default scratch schema is removed from every value ({@code <schema>.t} reads
- * {@code t}; elsewhere it reads {@code ${flyway:defaultSchema}}), so two scratch schemas built
- * alike give equal fingerprints. Immutable once read.
+ * <p>The name of the default scratch schema is removed from every value ({@code <schema>.t} and
+ * {@code "<schema>".t} read {@code t}; elsewhere it reads {@code ${flyway:defaultSchema}}), so two
+ * scratch schemas built alike give equal fingerprints. This is the one convention the check shares
+ * with the differ's model: an object of the default schema is named without a schema, also in a
+ * function's body, as the printed SQL runs with the search path on that schema. Immutable once
+ * read.
  */
 final class CatalogFingerprint {
 
@@ -357,6 +360,7 @@ final class CatalogFingerprint {
       return null;
     }
     return value
+        .replace(Sql.quoteIdentifier(defaultSchema) + ".", "")
         .replace(defaultSchema + ".", "")
         .replace(defaultSchema, SchemaCatalog.DEFAULT_SCHEMA_PLACEHOLDER);
   }

@@ -43,7 +43,7 @@ class LedgerHistoryTest {
         SchemaDiff.run(
             Diffs.request(v1, MIGRATIONS.resolve("domain"), null, FailOn.DESTRUCTIVE, false));
 
-    assertThat(result.verified()).isTrue();
+    assertThat(result.verified()).as(result.verification().sentence()).isTrue();
     assertThat(result.failed()).isFalse();
     assertThat(Diffs.changeLines(result))
         .containsExactly(
@@ -116,7 +116,7 @@ class LedgerHistoryTest {
             Diffs.request(
                 v2, MIGRATIONS.resolve("domain"), PG.jdbcUrl(), FailOn.DESTRUCTIVE, false));
 
-    assertThat(result.verified()).isTrue();
+    assertThat(result.verified()).as(result.verification().sentence()).isTrue();
     assertThat(result.failed()).isFalse();
     assertThat(Diffs.changeLines(result))
         .containsExactly(
