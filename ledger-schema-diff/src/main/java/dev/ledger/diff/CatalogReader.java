@@ -130,7 +130,9 @@ final class CatalogReader {
                     WHERE k.ord <= i.indnkeyatts
                     ORDER BY k.ord),
              i.indpred IS NOT NULL,
-             EXISTS (SELECT 1 FROM pg_inherits h WHERE h.inhrelid = i.indexrelid)
+             EXISTS (SELECT 1 FROM pg_inherits h WHERE h.inhrelid = i.indexrelid),
+             (SELECT p.relname FROM pg_inherits h JOIN pg_class p ON p.oid = h.inhparent
+               WHERE h.inhrelid = i.indexrelid)
         FROM pg_index i
         JOIN pg_class ic ON ic.oid = i.indexrelid
         JOIN pg_class t ON t.oid = i.indrelid
@@ -301,7 +303,8 @@ final class CatalogReader {
                     names(r.getArray(10)),
                     r.getBoolean(11),
                     r.getBoolean(9),
-                    r.getBoolean(12)));
+                    r.getBoolean(12),
+                    r.getString(13)));
           }
         });
     Map<String, Sequence> sequences = new TreeMap<>();

@@ -137,9 +137,11 @@ final class Differ {
       if (i.inherited()) {
         continue;
       }
-      plan.change(h.name(), Kind.INDEX, i.name(), Action.ADDED, null, i.shape())
-          .because(Risk.SAFE, PART_OF_NEW_TABLE)
-          .sql(Phase.CREATE_INDEX, i.definition() + ";");
+      keys.newTableIndex(
+          plan.change(h.name(), Kind.INDEX, i.name(), Action.ADDED, null, i.shape())
+              .because(Risk.SAFE, PART_OF_NEW_TABLE),
+          h,
+          i);
     }
   }
 

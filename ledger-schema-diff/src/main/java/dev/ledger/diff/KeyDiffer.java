@@ -253,6 +253,14 @@ final class KeyDiffer {
           && before.definition().equals(after.definition())) {
         continue; // DETACH PARTITION keeps the partition's index as its own
       }
+      if (before != null
+          && after != null
+          && !before.inherited()
+          && after.inherited()
+          && before.definition().equals(after.definition())
+          && parentIndexMade(h, after)) {
+        continue; // the partition's own index is reused: the parent's new index attaches it
+      }
       if (before != null && before.inherited()) {
         before = null;
       }
@@ -284,12 +292,19 @@ final class KeyDiffer {
   }
 
   private void addedIndex(Pending p, Table b, Table h, Index i) {
-    boolean concurrentOk = h.partitionKey() == null;
-    boolean concurrent = i.builtConcurrently() || (plan.online && concurrentOk);
-    if (!concurrent && concurrentOk) {
-      p.online = "CREATE INDEX CONCURRENTLY, outside a transaction (SHARE UPDATE EXCLUSIVE)";
+    boolean partitioned = h.partitionKey() != null;
+    // A partitioned parent's index cannot be built CONCURRENTLY; its partitions' indexes can.
+    boolean concurrent = plan.online || (!partitioned && i.builtConcurrently());
+    if (!concurrent) {
+      p.online =
+          partitioned
+              ? "CREATE INDEX ON ONLY the parent, each partition's index CONCURRENTLY outside a"
+                  + " transaction (SHARE UPDATE EXCLUSIVE), then ALTER INDEX ... ATTACH PARTITION"
+              : "CREATE INDEX CONCURRENTLY, outside a transaction (SHARE UPDATE EXCLUSIVE)";
     }
     String implied = i.unique() ? impliedBy(b, i.keyColumns(), false, i.definition()) : null;
+    String built =
+        partitioned ? "built CONCURRENTLY on each partition, then attached" : "built CONCURRENTLY";
     if (implied != null) {
       p.because(
           concurrent ? Risk.SAFE : Risk.LOCKING,
@@ -297,7 +312,7 @@ final class KeyDiffer {
               + implied
               + " already keeps those rows unique, so it cannot fail"
               + (concurrent
-                  ? "; built CONCURRENTLY"
+                  ? "; " + built
                   : "; blocks writes to `" + h.name() + "` while it builds"));
     } else if (i.unique()) {
       p.because(
@@ -305,16 +320,97 @@ final class KeyDiffer {
           "unique key added on existing data: fails when rows hold duplicates"
               + (concurrent ? "" : ", and blocks writes to `" + h.name() + "` while it builds"));
     } else if (concurrent) {
-      p.because(Risk.SAFE, "built CONCURRENTLY: reads and writes go on while it builds");
+      p.because(Risk.SAFE, built + ": reads and writes go on while it builds");
     } else {
       p.because(
           Risk.LOCKING,
           "CREATE INDEX without CONCURRENTLY on an existing table: blocks writes to `"
               + h.name()
               + "` while it builds"
-              + (concurrentOk ? "; use CREATE INDEX CONCURRENTLY" : ""));
+              + (partitioned
+                  ? "; use --online (each partition's index CONCURRENTLY, then attached)"
+                  : "; use CREATE INDEX CONCURRENTLY"));
     }
-    p.sql(Phase.CREATE_INDEX, (concurrent ? concurrently(i.definition()) : i.definition()) + ";");
+    if (partitioned) {
+      p.sql(Phase.CREATE_INDEX, i.definition() + ";");
+      partitionIndexes(p, h, i, concurrent);
+    } else {
+      p.sql(Phase.CREATE_INDEX, (concurrent ? concurrently(i.definition()) : i.definition()) + ";");
+    }
+  }
+
+  /**
+   * Builds a new partitioned index on every partition and attaches it, which is what {@code CREATE
+   * INDEX} on the parent does, spelled out: each partition's index gets the head's name, a
+   * partition's own index of the same name and definition is attached instead of built (a plain
+   * {@code CREATE INDEX} on the parent would attach whichever matching index it finds first), and
+   * with {@code --online} each is built {@code CONCURRENTLY}. Once every partition's index is
+   * attached, PostgreSQL marks the parent's index valid. Every partition the head has is a
+   * partition by then: partitions are attached before indexes are made.
+   *
+   * @param p the parent index's change
+   * @param h the head's partitioned table
+   * @param i the head's index on it
+   * @param concurrent whether to build the partitions' indexes concurrently
+   */
+  private void partitionIndexes(Pending p, Table h, Index i, boolean concurrent) {
+    for (Table child : head.tables().values()) {
+      if (!child.isPartition() || !child.parents().equals(List.of(h.name()))) {
+        continue;
+      }
+      for (Index ci : child.indexes().values()) {
+        if (!ci.inherited() || !i.name().equals(ci.parent())) {
+          continue;
+        }
+        Table bc = base.tables().get(child.name());
+        Index own = bc == null ? null : bc.indexes().get(ci.name());
+        boolean reuse = own != null && !own.inherited() && own.definition().equals(ci.definition());
+        if (!reuse && child.partitionKey() != null) {
+          p.sql(Phase.CREATE_INDEX, ci.definition() + ";");
+          partitionIndexes(p, child, ci, concurrent);
+        } else if (!reuse) {
+          p.sql(
+              Phase.CREATE_INDEX,
+              (concurrent ? concurrently(ci.definition()) : ci.definition()) + ";");
+        }
+        p.sql(
+            Phase.CREATE_INDEX,
+            "ALTER INDEX " + i.sqlName() + " ATTACH PARTITION " + ci.sqlName() + ";");
+      }
+    }
+  }
+
+  /**
+   * Whether a partition's attached index hangs on a parent index that this plan makes (new, or
+   * changed and so made again), so that {@link #partitionIndexes} attaches it.
+   */
+  private boolean parentIndexMade(Table h, Index attached) {
+    if (!h.isPartition() || attached.parent() == null) {
+      return false;
+    }
+    Table parent = head.tables().get(h.parents().get(0));
+    Table baseParent = base.tables().get(h.parents().get(0));
+    Index made = parent == null ? null : parent.indexes().get(attached.parent());
+    if (made == null || made.inherited()) {
+      return false;
+    }
+    Index was = baseParent == null ? null : baseParent.indexes().get(attached.parent());
+    return was == null || was.inherited() || !was.sameAs(made);
+  }
+
+  /**
+   * The statements of a new table's index: on a partitioned table, the index {@code ON ONLY} the
+   * parent, then each partition's built and attached ({@link #partitionIndexes}); else the index.
+   *
+   * @param p the index's change
+   * @param h the head's new table
+   * @param i its index, not attached to a parent's
+   */
+  void newTableIndex(Pending p, Table h, Index i) {
+    p.sql(Phase.CREATE_INDEX, i.definition() + ";");
+    if (h.partitionKey() != null) {
+      partitionIndexes(p, h, i, false);
+    }
   }
 
   /**

@@ -378,6 +378,8 @@ public record SchemaCatalog(
    *     the comparison: two indexes with the same definition built either way are the same index.
    * @param inherited whether it is a partition's index attached to an index of the partitioned
    *     parent, made and removed with the parent's
+   * @param parent for an attached index, the name of the parent's index it is attached to (on the
+   *     partition's parent table, in the same schema); else null
    */
   public record Index(
       String name,
@@ -388,7 +390,8 @@ public record SchemaCatalog(
       List<String> keyColumns,
       boolean partial,
       boolean builtConcurrently,
-      boolean inherited) {
+      boolean inherited,
+      String parent) {
 
     /** Copies the column list. */
     public Index {

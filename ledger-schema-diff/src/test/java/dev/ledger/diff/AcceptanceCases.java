@@ -913,6 +913,64 @@ final class AcceptanceCases {
         m + p25,
         m + p25 + "CREATE INDEX m_at ON m (at);",
         "locking");
+    // Issue 31: a partitioned parent's index is built on every partition and attached.
+    exact(
+        "hash index on a partitioned parent",
+        m + p25 + p26,
+        m + p25 + p26 + "CREATE INDEX m_id_hash ON m USING hash (id);",
+        "locking");
+    exact(
+        "functional index on a partitioned parent",
+        m + p25 + p26,
+        m + p25 + p26 + "CREATE INDEX m_year ON m ((extract(year FROM at)));",
+        "locking");
+    exact(
+        "index column order changed on a partitioned parent",
+        m + p25 + p26 + "CREATE INDEX m_ix ON m (id, at);",
+        m + p25 + p26 + "CREATE INDEX m_ix ON m (at, id);",
+        "locking");
+    exact(
+        "partition's own index attached to a new parent index",
+        m + p25 + p26 + "CREATE INDEX m_2025_at ON m_2025 (at);",
+        m + p25 + p26 + "CREATE INDEX m_2025_at ON m_2025 (at);\nCREATE INDEX m_at ON m (at);",
+        "locking");
+    String bare = "CREATE TABLE m (id bigint, at date) PARTITION BY RANGE (at);\n";
+    exact(
+        "partition's unique index taken over by its key",
+        bare + p25 + "CREATE UNIQUE INDEX m_2025_key ON m_2025 (id);",
+        bare
+            + p25
+            + "CREATE UNIQUE INDEX m_2025_key ON m_2025 (id);\n"
+            + "ALTER TABLE m_2025 ADD CONSTRAINT m_2025_key UNIQUE USING INDEX m_2025_key;",
+        "locking+safe");
+    exact(
+        "parent's key over a partition's unique index",
+        bare + p25 + "CREATE UNIQUE INDEX m_2025_at_id ON m_2025 (at, id);",
+        bare
+            + p25
+            + "CREATE UNIQUE INDEX m_2025_at_id ON m_2025 (at, id);\n"
+            + "ALTER TABLE m ADD PRIMARY KEY (at, id);",
+        "destructive");
+    exact(
+        "attached partitions' NOT NULL after the parent's key goes",
+        "CREATE TABLE m (id bigint NOT NULL, at date NOT NULL, PRIMARY KEY (id, at))"
+            + " PARTITION BY RANGE (at);\n"
+            + "CREATE TABLE m_2025 (id bigint NOT NULL, at date NOT NULL);\n"
+            + "ALTER TABLE m ATTACH PARTITION m_2025 FOR VALUES FROM ('2025-01-01') TO ('2026-01-01');",
+        bare
+            + "CREATE TABLE m_2025 (id bigint, at date);\n"
+            + "ALTER TABLE m ATTACH PARTITION m_2025 FOR VALUES FROM ('2025-01-01') TO ('2026-01-01');",
+        "safe");
+    exact(
+        "foreign key to a partitioned table whose key is made again",
+        m
+            + p25
+            + "CREATE TABLE r (id bigint, m_id bigint, m_at date, FOREIGN KEY (m_id, m_at) REFERENCES m);",
+        m.replace("PRIMARY KEY (id, at)", "PRIMARY KEY (at, id)")
+            + p25
+            + "CREATE TABLE r (id bigint, m_id bigint, m_at date,"
+            + " FOREIGN KEY (m_at, m_id) REFERENCES m (at, id));",
+        "destructive+locking+safe");
     exact(
         "column on a partitioned parent",
         m + p25,
