@@ -196,7 +196,8 @@ final class CatalogFingerprint {
               + " AS parent, "
               + rel("NULLIF(k.confrelid, 0)")
               + " AS referenced, k.confupdtype, k.confdeltype, k.confmatchtype, k.conislocal,"
-              + " k.coninhcount, k.connoinherit, pg_get_constraintdef(k.oid, true) AS definition"
+              + " k.coninhcount, CASE WHEN k.contype = 'c' THEN k.connoinherit END AS connoinherit,"
+              + " pg_get_constraintdef(k.oid, true) AS definition"
               + " FROM pg_constraint k WHERE k.connamespace IN (SELECT oid FROM ns)",
           NS
               + "SELECT 'pg_index', "

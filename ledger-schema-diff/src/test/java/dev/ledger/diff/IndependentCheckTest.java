@@ -35,9 +35,10 @@ class IndependentCheckTest {
     JsonNode check = Diffs.json(result).get("verification");
     assertThat(check.get("status").asText()).isEqualTo("refused");
     assertThat(check.get("refused").get(0).asText())
-        .startsWith("`pg_attribute` row `t.a` (statistics: `")
+        // the default reads -1 on PostgreSQL 15 and null on 17
+        .startsWith("`pg_attribute` row `t.a` (statistics: ")
         .endsWith(
-            "` after this SQL, `500` in the head), which the diff does not model"
+            " after this SQL, `500` in the head), which the diff does not model"
                 + " (independent catalog check)");
   }
 

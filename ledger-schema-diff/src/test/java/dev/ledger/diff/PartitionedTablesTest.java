@@ -125,4 +125,20 @@ class PartitionedTablesTest {
             "ALTER TABLE m ALTER COLUMN id DROP NOT NULL;",
             "ALTER TABLE m ALTER COLUMN at DROP NOT NULL;");
   }
+
+  @Test
+  void a_detached_partition_reads_as_a_table_of_its_own() {
+    String m =
+        "CREATE TABLE m (id bigint, at date, PRIMARY KEY (id, at)) PARTITION BY RANGE (at);\n";
+    DiffReport report =
+        diff(
+            m
+                + "CREATE TABLE m_2025 PARTITION OF m"
+                + " FOR VALUES FROM ('2025-01-01') TO ('2026-01-01');",
+            m
+                + "CREATE TABLE m_2025 (id bigint NOT NULL, at date NOT NULL,"
+                + " CONSTRAINT m_2025_pkey PRIMARY KEY (id, at));",
+            false);
+    assertThat(report.diff().script()).containsExactly("ALTER TABLE m DETACH PARTITION m_2025;");
+  }
 }
