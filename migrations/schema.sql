@@ -6,7 +6,7 @@
 --   ./mvnw -B -ntp verify -Dledger.schema.update=true
 -- and commit it together with the migration.
 
--- Directory set (db/ledger/directory), in the directory schema, at version 6
+-- Directory set (db/ledger/directory), in the directory schema, at version 9
 
 SET check_function_bodies = false;
 
@@ -128,6 +128,18 @@ CREATE TABLE ledger_domains (
     schema text NOT NULL,
     CONSTRAINT ledger_domains_pkey PRIMARY KEY (domain),
     CONSTRAINT ledger_domains_schema_key UNIQUE (schema)
+);
+
+CREATE TABLE ledger_retention (
+    domain text NOT NULL,
+    retention_seconds bigint,
+    removed_through_seq bigint DEFAULT 0 NOT NULL,
+    tasks_removed bigint DEFAULT 0 NOT NULL,
+    events_removed bigint DEFAULT 0 NOT NULL,
+    last_purge_at text,
+    updated_at text NOT NULL,
+    CONSTRAINT ledger_retention_pkey PRIMARY KEY (domain),
+    CONSTRAINT ledger_retention_retention_seconds_check CHECK (retention_seconds IS NULL OR retention_seconds > 0)
 );
 
 CREATE TABLE ledger_schema_state (

@@ -183,6 +183,17 @@ public final class Ledger extends LedgerOperations {
    * @param max the most tasks claimed
    * @return the window's size in rows
    */
+  /**
+   * Retention of completed and invalidated tasks: set or clear a domain's retention, and purge the
+   * tasks older than it, in batches of their own transactions (docs/retention.md). Not available in
+   * a caller's transaction ({@link #in}): a purge commits batch by batch.
+   *
+   * @return the retention operations over this ledger; thread-safe
+   */
+  public dev.ledger.retention.Retention retention() {
+    return new dev.ledger.retention.Retention(ops.engine);
+  }
+
   static int claimWindow(int max) {
     return ClaimSql.claimWindow(max);
   }

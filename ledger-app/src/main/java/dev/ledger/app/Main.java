@@ -71,6 +71,7 @@ public final class Main {
           DomainCommands.Promotions.class,
           DomainCommands.Scrub.class,
           DomainCommands.Replay.class,
+          dev.ledger.app.retention.RetentionCommand.class,
           dev.ledger.app.work.WorkCommand.class,
           dev.ledger.app.console.ConsoleCommand.class,
           DemoCommand.class);

@@ -175,6 +175,15 @@ class UsageErrorsTest {
   }
 
   @Test
+  void a_purge_batch_out_of_range_is_refused_before_the_database_is_opened() {
+    for (String batch : List.of("0", "10001", "many")) {
+      Cli.Result r = Cli.run("retention", "run", "--batch", batch, "--url", NOWHERE, "--json");
+      assertThat(r.exit()).as(batch).isEqualTo(ExitCodes.USAGE);
+      assertThat(r.out()).contains("Invalid value for option '--batch'").doesNotContain("pw-9c1d");
+    }
+  }
+
+  @Test
   void a_negative_duration_is_refused_as_negative_for_every_duration_option() {
     for (String[] cmd :
         List.of(
@@ -189,7 +198,8 @@ class UsageErrorsTest {
             new String[] {"work", "--domain", "x", "--command", "true", "--lease"},
             new String[] {"work", "--domain", "x", "--command", "true", "--poll"},
             new String[] {"work", "--domain", "x", "--command", "true", "--backoff"},
-            new String[] {"work", "--domain", "x", "--command", "true", "--shutdown-timeout"})) {
+            new String[] {"work", "--domain", "x", "--command", "true", "--shutdown-timeout"},
+            new String[] {"retention", "set", "--domain", "x", "--keep"})) {
       for (String value : List.of("-5m", "PT-5M")) {
         List<String> args = new ArrayList<>(List.of(cmd));
         args.add(value);
@@ -197,7 +207,7 @@ class UsageErrorsTest {
         args.add(NOWHERE);
         Cli.Result r = Cli.run(args.toArray(String[]::new));
         String option = cmd[cmd.length - 1];
-        String command = cmd[0].equals("task") ? "task " + cmd[1] : "work";
+        String command = cmd[0].equals("work") ? "work" : cmd[0] + " " + cmd[1];
         assertThat(r.exit()).as(args.toString()).isEqualTo(ExitCodes.USAGE);
         assertThat(r.err())
             .isEqualTo(

@@ -96,6 +96,7 @@ public final class WorkerPool implements AutoCloseable {
   private final Outage outage;
   private final boolean requireKnownDomains;
   private final TaskRunner runner;
+  private final PoolPurger purger;
 
   private final Semaphore permits;
 
@@ -138,6 +139,7 @@ public final class WorkerPool implements AutoCloseable {
       state.put(d, new DomainState());
     }
     this.runner = new TaskRunner(LOG, "ledger worker", settings, new Hooks());
+    this.purger = new PoolPurger(LOG, ledger, domains, b.purgeEvery);
   }
 
   /** What the shared execution path asks of this pool. */
@@ -294,6 +296,7 @@ public final class WorkerPool implements AutoCloseable {
     dispatcher = new Thread(this::dispatch, prefix + "-claim");
     dispatcher.setDaemon(true);
     dispatcher.start();
+    purger.start(prefix);
     LOG.info(
         "ledger worker {} started: domains {}, concurrency {}, prefetch {}, batch {}, lease {},"
             + " poll {}, {} attempts, wake-ups {}",
@@ -550,6 +553,7 @@ public final class WorkerPool implements AutoCloseable {
       signalled = true;
       signal.notifyAll();
     }
+    purger.close();
     TaskRunner.join(dispatcher, Duration.ofSeconds(30));
     // a claim the listening thread started before the stop hands its tasks over first; later
     // ones see the pool stopping
@@ -581,6 +585,7 @@ public final class WorkerPool implements AutoCloseable {
     private int prefetch = -1;
     private int batchSize;
     private boolean requireKnownDomains = true;
+    private Duration purgeEvery;
 
     private Builder(Ledger ledger) {
       super(Duration.ofSeconds(5));
@@ -657,6 +662,26 @@ public final class WorkerPool implements AutoCloseable {
      */
     public Builder awaitUnknownDomains() {
       this.requireKnownDomains = false;
+      return this;
+    }
+
+    /**
+     * Purges the pool's domains that have a retention every {@code period}, on a thread of its own
+     * ({@link dev.ledger.retention.Retention#purge}, docs/retention.md); the first purge one period
+     * after the start. Off by default; every process may turn it on (concurrent purges of a domain
+     * skip each other).
+     *
+     * @param period 1 second to 1 day; minutes suit most domains
+     * @return this
+     * @throws InvalidInputException naming {@code purge_every} when out of range or null
+     */
+    public Builder purgeEvery(Duration period) {
+      if (period == null
+          || period.compareTo(PoolPurger.MIN_PERIOD) < 0
+          || period.compareTo(PoolPurger.MAX_PERIOD) > 0) {
+        throw new InvalidInputException("purge_every", "must be 1 second to 1 day");
+      }
+      this.purgeEvery = period;
       return this;
     }
 

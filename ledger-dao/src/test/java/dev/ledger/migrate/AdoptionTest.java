@@ -87,7 +87,7 @@ class AdoptionTest {
       assertThat(report.ok()).as("%s", report.schemas()).isTrue();
       assertThat(report.directory().state()).isEqualTo(SchemaState.ADOPTED);
       assertThat(report.directory().applied())
-          .containsExactlyElementsOf(TestDatabases.versions(1, LedgerMigrations.DIRECTORY_VERSION));
+          .containsExactlyElementsOf(dev.ledger.testing.MigrationScripts.directoryVersions());
       assertThat(report.sharedTables().moved()).isTrue();
       assertThat(report.sharedTables().error()).isNull();
       assertThat(report.sharedTables().eventsLeftBehind()).isZero();
@@ -205,7 +205,7 @@ class AdoptionTest {
       assertThat(report.sharedTables()).isNull();
       assertThat(report.directory().state()).isEqualTo(SchemaState.ADOPTED);
       assertThat(report.directory().applied())
-          .containsExactlyElementsOf(TestDatabases.versions(1, LedgerMigrations.DIRECTORY_VERSION));
+          .containsExactlyElementsOf(dev.ledger.testing.MigrationScripts.directoryVersions());
       assertThat(report.domains()).hasSize(domains.size());
       List<String> rest =
           TestDatabases.versions(

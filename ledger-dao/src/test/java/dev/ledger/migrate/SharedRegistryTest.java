@@ -65,7 +65,7 @@ class SharedRegistryTest {
     assertThat(report.tenants()).extracting(TenantReport::tenant).containsExactly("factory0");
     assertThat(report.tenants().get(0).status()).isEqualTo(TenantStatus.ACTIVE);
     assertThat(report.tenants().get(0).applied())
-        .isEqualTo(Integer.parseInt(LedgerMigrations.DIRECTORY_VERSION));
+        .isEqualTo(dev.ledger.testing.MigrationScripts.directoryVersions().size());
     try (Connection c = PostgresExtension.connect(control)) {
       // the reference's tenants(): its DSN kept as it wrote it, the status ours
       assertThat(
