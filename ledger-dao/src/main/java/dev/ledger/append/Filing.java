@@ -23,9 +23,12 @@ import org.jooq.exception.DataAccessException;
  * Filing a task: its {@code created} event, its row (born {@code proposed}), its claim class and
  * dependency edges, and its route in {@code ledger_tasks}, all in the operation's transaction.
  * Filing again from the same origin and upstream event returns the first task's id and writes
- * nothing; a concurrent filing of the same upstream event that wins the unique key {@code
- * tasks_origin} is caught inside a savepoint, so the transaction (the ledger's or a caller's) stays
- * usable. Ports the reference's {@code file}. Thread-safe.
+ * nothing. Filings into a domain hold its lock shared and run concurrently; two filings of one
+ * upstream event are serialized by the event's own advisory key ({@link DomainLock#lockForFiling}),
+ * and one that still meets the unique key {@code tasks_origin} (a filing of the reference stack, a
+ * caller's transaction under {@code REPEATABLE READ}) is caught inside a savepoint, so the
+ * transaction (the ledger's or a caller's) stays usable. Ports the reference's {@code file}.
+ * Thread-safe.
  */
 public final class Filing {
 
@@ -92,10 +95,11 @@ public final class Filing {
     // never deleted, so a dependency seen here still exists at commit.
     checkDependencies(tx.directory(), spec.dependsOn());
     DSLContext ctx = engine.domainForWrite(tx, spec.domain());
-    // the domain's lock, as the reference's filing takes it (ensure_domain), held to commit: a
-    // replay or a scrub of the domain in progress finishes first, and the replay never meets a task
-    // filed after it began
-    DomainLock.lock(ctx, spec.domain());
+    // the domain's lock, held to commit: shared, so filings into the domain run side by side, while
+    // a replay, a scrub or the reference stack (exclusive) finishes first and never meets a task
+    // filed after it began; and the upstream event's own key exclusive, so a concurrent filing of
+    // the same upstream event waits for this one's commit and then finds its task (issue 26)
+    DomainLock.lockForFiling(ctx, spec.domain(), spec.origin(), spec.upstreamEvent());
     if (spec.upstreamEvent() == null) {
       String id = engine.newId();
       return new Filed(id, insert(ctx, id, spec), ctx);
