@@ -204,8 +204,9 @@ final class ProducerBench {
 
   /**
    * A data source that hands out the connection bound to the calling thread, so a library that
-   * takes a {@link DataSource} (db-scheduler) runs in the producer's transaction. Its {@code
-   * close()} does nothing: the producer closes the real one.
+   * takes a {@link DataSource} (db-scheduler) runs in the producer's transaction; its {@code
+   * close()} does nothing: the producer closes the real one. With no connection bound, a pooled one
+   * of its own.
    */
   static final class ThreadBound implements DataSource {
 
@@ -225,10 +226,11 @@ final class ProducerBench {
     }
 
     @Override
-    public Connection getConnection() {
+    public Connection getConnection() throws SQLException {
       Connection c = bound.get();
       if (c == null) {
-        throw new IllegalStateException("no connection bound to this thread");
+        // outside a producer's transaction (db-scheduler reads the database's product at build)
+        return unbound.getConnection();
       }
       return (Connection)
           Proxy.newProxyInstance(
@@ -247,7 +249,7 @@ final class ProducerBench {
     }
 
     @Override
-    public Connection getConnection(String user, String password) {
+    public Connection getConnection(String user, String password) throws SQLException {
       return getConnection();
     }
 

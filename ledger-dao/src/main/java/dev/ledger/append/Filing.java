@@ -14,10 +14,13 @@ import dev.ledger.kernel.DomainLock;
 import dev.ledger.kernel.Engine;
 import dev.ledger.kernel.Tx;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import org.jooq.DSLContext;
+import org.jooq.Field;
 import org.jooq.exception.DataAccessException;
+import org.jooq.impl.DSL;
 
 /**
  * Filing a task: its {@code created} event, its row (born {@code proposed}), its claim class and
@@ -99,12 +102,12 @@ public final class Filing {
     // a replay, a scrub or the reference stack (exclusive) finishes first and never meets a task
     // filed after it began; and the upstream event's own key exclusive, so a concurrent filing of
     // the same upstream event waits for this one's commit and then finds its task (issue 26)
-    DomainLock.lockForFiling(ctx, spec.domain(), spec.origin(), spec.upstreamEvent());
     if (spec.upstreamEvent() == null) {
+      DomainLock.lockForFiling(ctx, spec.domain(), null, null);
       String id = engine.newId();
       return new Filed(id, insert(ctx, id, spec), ctx);
     }
-    Optional<String> first = findOrigin(ctx, spec.origin(), spec.upstreamEvent());
+    Optional<String> first = lockAndFindOrigin(ctx, spec);
     if (first.isPresent()) {
       return new Filed(first.get(), null, ctx);
     }
@@ -122,6 +125,25 @@ public final class Filing {
       }
       throw e;
     }
+  }
+
+  /**
+   * Takes the filing's locks and looks the upstream event up, in one round trip (issue 26, B13).
+   * The lookup's snapshot is the statement's, taken before a wait for the upstream event's key: a
+   * filing of the same event that committed during that wait is not seen here, and its unique key
+   * {@code tasks_origin} then sends the insert to the savepoint path, which looks again.
+   */
+  private static Optional<String> lockAndFindOrigin(DSLContext ctx, TaskSpec spec) {
+    Field<String> found =
+        DSL.field(
+            DSL.select(TASKS.ID)
+                .from(TASKS)
+                .where(TASKS.ORIGIN.eq(spec.origin()))
+                .and(TASKS.UPSTREAM_EVENT.eq(spec.upstreamEvent())));
+    List<Field<?>> fields =
+        new ArrayList<>(DomainLock.filingLocks(spec.domain(), spec.origin(), spec.upstreamEvent()));
+    fields.add(found);
+    return Optional.ofNullable(ctx.select(fields).fetchSingle().get(found));
   }
 
   private TasksRecord insert(DSLContext ctx, String id, TaskSpec spec) {

@@ -78,19 +78,34 @@ public final class DomainLock {
    */
   public static void lockForFiling(
       DSLContext ctx, String domain, String origin, String upstreamEvent) {
+    ctx.select(filingLocks(domain, origin, upstreamEvent)).fetch();
+  }
+
+  /**
+   * The select-list fields that take a filing's locks ({@link #lockForFiling}), in the order they
+   * are taken, for a statement that does more after them in the same round trip. PostgreSQL
+   * evaluates a select list left to right, so what follows them runs once both are held; but a
+   * statement's snapshot is taken when it starts, before any wait for them, so a read in the same
+   * statement does not see what the transaction it waited for committed.
+   *
+   * @param domain the domain
+   * @param origin the filing's origin; not null when {@code upstreamEvent} is not
+   * @param upstreamEvent the filing's upstream event, or null (the domain's key alone)
+   * @return one or two fields
+   */
+  public static java.util.List<Field<?>> filingLocks(
+      String domain, String origin, String upstreamEvent) {
     Field<Object> shared = DSL.function("pg_advisory_xact_lock_shared", Object.class, key(domain));
     if (upstreamEvent == null) {
-      ctx.select(shared).fetch();
-      return;
+      return java.util.List.of(shared);
     }
-    ctx.select(
-            shared,
-            DSL.function(
-                "pg_advisory_xact_lock",
-                Object.class,
-                originDomainKey(domain),
-                originKey(origin, upstreamEvent)))
-        .fetch();
+    return java.util.List.of(
+        shared,
+        DSL.function(
+            "pg_advisory_xact_lock",
+            Object.class,
+            originDomainKey(domain),
+            originKey(origin, upstreamEvent)));
   }
 
   /**
