@@ -28,10 +28,10 @@ import org.jooq.impl.DSL;
  * Filing again from the same origin and upstream event returns the first task's id and writes
  * nothing. Filings into a domain hold its lock shared and run concurrently; two filings of one
  * upstream event are serialized by the event's own advisory key ({@link DomainLock#lockForFiling}),
- * and one that still meets the unique key {@code tasks_origin} (a filing of the reference stack, a
- * caller's transaction under {@code REPEATABLE READ}) is caught inside a savepoint, so the
- * transaction (the ledger's or a caller's) stays usable. Ports the reference's {@code file}.
- * Thread-safe.
+ * and one that still meets the unique key {@code tasks_origin} (the event filed by a batch, which
+ * takes no such key, or committed while this filing waited for the key, after its lookup's
+ * snapshot) is caught inside a savepoint and looked up again, so the transaction (the ledger's or a
+ * caller's) stays usable. Ports the reference's {@code file}. Thread-safe.
  */
 public final class Filing {
 
