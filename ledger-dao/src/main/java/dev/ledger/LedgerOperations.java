@@ -144,14 +144,18 @@ public abstract class LedgerOperations {
   /**
    * Files a task, born {@code proposed}; makes the domain's schema first if this is its first task
    * (and runtime DDL is allowed). Filing again from the same origin and upstream event returns the
-   * first task's id and writes nothing. Takes the domain's lock until the transaction ends, as the
-   * reference's filing does, so a replay or scrub of the domain in progress finishes first.
+   * first task's id and writes nothing. Takes the domain's lock shared until the transaction ends
+   * (and, with an upstream event, that event's own lock exclusive): other filings into the domain
+   * go on, while a replay or scrub of the domain in progress finishes first, and one started later
+   * waits for this transaction (issue 26).
    *
    * @param spec what to file, not null
    * @return the task's id, e.g. {@code t0006467c2d6a1f0-3fa85f64}
    * @throws InvalidInputException naming the field: see {@link Validation#spec(TaskSpec)}; also
    *     {@code depends_on} when a dependency does not exist
    * @throws SchemaVersionException when the domain has no schema and runtime DDL is off
+   * @throws LedgerConflictException in a caller's transaction that deadlocked with another (for
+   *     example each filing two upstream events in opposite orders): roll back and run it again
    */
   public final String file(TaskSpec spec) {
     return write("file", tx -> ops.filing.file(tx, spec));
@@ -169,6 +173,7 @@ public abstract class LedgerOperations {
    * @return the task's id
    * @throws InvalidInputException naming the field, as {@link #file}
    * @throws SchemaVersionException when the domain has no schema and runtime DDL is off
+   * @throws LedgerConflictException as {@link #file}
    */
   public final String fileAndAdmit(TaskSpec spec) {
     return write("file and admit", tx -> ops.filing.fileAndAdmit(tx, spec));

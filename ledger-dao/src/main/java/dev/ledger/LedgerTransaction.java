@@ -29,9 +29,14 @@ import org.jooq.ConnectionProvider;
  *       WrongStateException}, {@link LeaseLostException}) is raised before anything is written and
  *       leaves the transaction usable; a {@link LedgerStorageException} (a failed statement) leaves
  *       it aborted, for the caller to roll back;
- *   <li>an idempotent filing that loses the race for its upstream event to a concurrent transaction
- *       catches the unique-key error inside a savepoint and returns the winner's id (under {@code
- *       READ COMMITTED}, PostgreSQL's default);
+ *   <li>a filing holds its domain's lock shared until the caller's transaction ends: other
+ *       transactions filing into the domain go on, a replay, scrub or promotion of it waits (issue
+ *       26);
+ *   <li>an idempotent filing that races a concurrent transaction for its upstream event waits for
+ *       that event's own lock and returns the winner's id (under {@code READ COMMITTED},
+ *       PostgreSQL's default); one that still meets the unique key catches it inside a savepoint;
+ *   <li>a deadlock with another transaction (two filing the same upstream events in opposite
+ *       orders) is a {@link LedgerConflictException}: roll back and run the transaction again;
  *   <li>a domain's first filing makes the domain's schema in the caller's transaction (a rollback
  *       removes it too) and holds the domain's advisory lock ({@code
  *       pg_advisory_xact_lock(hashtext('ledger_domain:' || domain))}) until the caller's

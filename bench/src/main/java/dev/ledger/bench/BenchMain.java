@@ -37,7 +37,7 @@ public final class BenchMain {
    * whatever ran next (measured: B7 at 34 new schemas/s right after it, 87 to 99 on its own).
    */
   private static final List<String> ALL =
-      List.of("B1", "B2", "B3", "B4", "B5", "B9", "B10", "B12", "B18", "B7", "B8", "B11", "B6");
+      List.of("B1", "B2", "B3", "B4", "B5", "B9", "B10", "B12", "B14", "B18", "B7", "B8", "B11", "B6");
 
   private BenchMain() {}
 
@@ -129,6 +129,7 @@ public final class BenchMain {
           case "B9" -> b9 = WorkerBench.throughput(ctx);
           case "B10" -> b10 = WorkerBench.pickup(ctx);
           case "B12" -> b12 = WorkerBench.enqueue(ctx);
+          case "B14" -> ProducerBench.run(ctx);
           case "B6" -> MigrationBench.noOp(ctx);
           case "B7" -> MigrationBench.newDomains(ctx);
           case "B8" -> {

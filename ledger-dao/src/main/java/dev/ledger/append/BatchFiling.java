@@ -35,14 +35,17 @@ import org.jooq.impl.SQLDataType;
  * dev.ledger.Ledger#admit} write for each, appended set-wise (one {@code INSERT} of every event
  * over {@code unnest}, multi-row inserts of the rows and routes; claim classes, edges and blocked
  * flags by the trigger on tasks) instead of several round trips per task. Takes the domain's lock
- * until the transaction ends, as a single filing does. Idempotent on origin as {@code file} is: a
- * spec whose origin and upstream event were filed before (or earlier in the same batch) gets the
- * first task's id and writes nothing.
+ * shared until the transaction ends, as a single filing does (issue 26). Idempotent on origin as
+ * {@code file} is: a spec whose origin and upstream event were filed before (or earlier in the same
+ * batch) gets the first task's id and writes nothing.
  */
 public final class BatchFiling {
 
   /** Most specs one call takes. */
   static final int MAX_BATCH = 5000;
+
+  /** Attempts of a batch whose upstream events concurrent filings keep winning. */
+  private static final int ORIGIN_ATTEMPTS = 4;
 
   private static final JsonConverter JSON = new JsonConverter();
   private static final StringListConverter LIST = new StringListConverter();
@@ -85,16 +88,21 @@ public final class BatchFiling {
     }
     checkDependencies(tx.directory(), deps);
     DSLContext ctx = engine.domainForWrite(tx, domain);
-    // the domain's lock, as every filing takes it (the reference's ensure_domain), held to commit
-    DomainLock.lock(ctx, domain);
-    try {
-      return tx.savepoint(() -> fileIn(ctx, specs));
-    } catch (DataAccessException e) {
-      if ("23505".equals(e.sqlState())) {
-        // a concurrent filing of one of the upstream events won: again, finding it
-        return fileIn(ctx, specs);
+    // the domain's lock shared, as every filing takes it, held to commit (a replay, a scrub and the
+    // reference stack wait for it). No origin keys: a batch's thousands would fill PostgreSQL's
+    // lock table; a concurrent filing of one of its upstream events meets the unique key instead
+    DomainLock.lockShared(ctx, domain);
+    for (int attempt = 1; ; attempt++) {
+      try {
+        return tx.savepoint(() -> fileIn(ctx, specs));
+      } catch (DataAccessException e) {
+        // a concurrent filing of one of the upstream events won (the insert waited for its commit):
+        // again, finding it. Filings run concurrently, so another may win the next attempt too;
+        // each attempt finds every winner committed before it, so a few suffice
+        if (!"23505".equals(e.sqlState()) || attempt == ORIGIN_ATTEMPTS) {
+          throw e;
+        }
       }
-      throw e;
     }
   }
 

@@ -14,18 +14,24 @@ import dev.ledger.kernel.DomainLock;
 import dev.ledger.kernel.Engine;
 import dev.ledger.kernel.Tx;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import org.jooq.DSLContext;
+import org.jooq.Field;
 import org.jooq.exception.DataAccessException;
+import org.jooq.impl.DSL;
 
 /**
  * Filing a task: its {@code created} event, its row (born {@code proposed}), its claim class and
  * dependency edges, and its route in {@code ledger_tasks}, all in the operation's transaction.
  * Filing again from the same origin and upstream event returns the first task's id and writes
- * nothing; a concurrent filing of the same upstream event that wins the unique key {@code
- * tasks_origin} is caught inside a savepoint, so the transaction (the ledger's or a caller's) stays
- * usable. Ports the reference's {@code file}. Thread-safe.
+ * nothing. Filings into a domain hold its lock shared and run concurrently; two filings of one
+ * upstream event are serialized by the event's own advisory key ({@link DomainLock#lockForFiling}),
+ * and one that still meets the unique key {@code tasks_origin} (the event filed by a batch, which
+ * takes no such key, or committed while this filing waited for the key, after its lookup's
+ * snapshot) is caught inside a savepoint and looked up again, so the transaction (the ledger's or a
+ * caller's) stays usable. Ports the reference's {@code file}. Thread-safe.
  */
 public final class Filing {
 
@@ -92,15 +98,16 @@ public final class Filing {
     // never deleted, so a dependency seen here still exists at commit.
     checkDependencies(tx.directory(), spec.dependsOn());
     DSLContext ctx = engine.domainForWrite(tx, spec.domain());
-    // the domain's lock, as the reference's filing takes it (ensure_domain), held to commit: a
-    // replay or a scrub of the domain in progress finishes first, and the replay never meets a task
-    // filed after it began
-    DomainLock.lock(ctx, spec.domain());
+    // the domain's lock, held to commit: shared, so filings into the domain run side by side, while
+    // a replay, a scrub or the reference stack (exclusive) finishes first and never meets a task
+    // filed after it began; and the upstream event's own key exclusive, so a concurrent filing of
+    // the same upstream event waits for this one's commit and then finds its task (issue 26)
     if (spec.upstreamEvent() == null) {
+      DomainLock.lockForFiling(ctx, spec.domain(), null, null);
       String id = engine.newId();
       return new Filed(id, insert(ctx, id, spec), ctx);
     }
-    Optional<String> first = findOrigin(ctx, spec.origin(), spec.upstreamEvent());
+    Optional<String> first = lockAndFindOrigin(ctx, spec);
     if (first.isPresent()) {
       return new Filed(first.get(), null, ctx);
     }
@@ -118,6 +125,25 @@ public final class Filing {
       }
       throw e;
     }
+  }
+
+  /**
+   * Takes the filing's locks and looks the upstream event up, in one round trip (issue 26, B13).
+   * The lookup's snapshot is the statement's, taken before a wait for the upstream event's key: a
+   * filing of the same event that committed during that wait is not seen here, and its unique key
+   * {@code tasks_origin} then sends the insert to the savepoint path, which looks again.
+   */
+  private static Optional<String> lockAndFindOrigin(DSLContext ctx, TaskSpec spec) {
+    Field<String> found =
+        DSL.field(
+            DSL.select(TASKS.ID)
+                .from(TASKS)
+                .where(TASKS.ORIGIN.eq(spec.origin()))
+                .and(TASKS.UPSTREAM_EVENT.eq(spec.upstreamEvent())));
+    List<Field<?>> fields =
+        new ArrayList<>(DomainLock.filingLocks(spec.domain(), spec.origin(), spec.upstreamEvent()));
+    fields.add(found);
+    return Optional.ofNullable(ctx.select(fields).fetchSingle().get(found));
   }
 
   private TasksRecord insert(DSLContext ctx, String id, TaskSpec spec) {

@@ -7,12 +7,34 @@ import org.jooq.impl.DSL;
 /**
  * A domain's transaction-scoped advisory lock, the reference's {@code lock_domain}: {@code
  * pg_advisory_xact_lock(hashtext('ledger_domain:' || domain))}, the key the reference stack takes
- * too. Filing, promotion, scrub, replay and provisioning take it; it is held until the transaction
- * ends.
+ * too. It is held until the transaction ends, in one of two modes (issue 26):
+ *
+ * <ul>
+ *   <li><b>exclusive</b> ({@link #lock}, the reference's own mode): provisioning, a promotion, a
+ *       scrub and a replay, which need the domain to themselves, and every writer of the reference
+ *       stack (its filing included);
+ *   <li><b>shared</b> ({@link #lockForFiling}: {@code pg_advisory_xact_lock_shared} on the same
+ *       key): a filing into an existing domain. Filings run side by side, and each excludes, and is
+ *       excluded by, every exclusive holder. A filing with an origin and upstream event also takes
+ *       that pair's own exclusive key, so two filings of one upstream event still run one after the
+ *       other and the second finds the first's task.
+ * </ul>
+ *
+ * <p>The origin key is a two-integer advisory key, {@code (hashtext('ledger_origin:' || domain),
+ * hashtext(origin || ' ' || upstream_event))}: PostgreSQL keeps two-integer keys apart from the
+ * one-{@code bigint} keys that the domain lock, the migration runs and Flyway use, so it can never
+ * be taken for one of those. Two pairs whose hashes collide only wait for each other.
  *
  * <pre>{@code
- * DomainLock.lock(ctx, "acme");   // waits for another holder, held until ctx's transaction ends
+ * DomainLock.lock(ctx, "acme");   // waits for every other holder, held until ctx's transaction ends
+ * DomainLock.lockForFiling(ctx, "acme", "shop:orders", "order-77");  // waits for exclusive holders
  * }</pre>
+ *
+ * <p>Lock order: the domain key, then the origin key; a transaction that holds the domain key
+ * shared and then asks for it exclusive (it filed, then scrubs the same domain) waits for every
+ * other filing of the domain, and two such transactions deadlock. PostgreSQL ends one of them with
+ * {@code 40P01}, which the ledger raises as a {@link dev.ledger.LedgerConflictException} (roll back
+ * and run the transaction again).
  */
 public final class DomainLock {
 
@@ -41,6 +63,73 @@ public final class DomainLock {
     return ctx.select(DSL.function("pg_try_advisory_xact_lock", Boolean.class, key(domain)))
         .fetchSingle()
         .value1();
+  }
+
+  /**
+   * Takes a domain's lock for a filing: the domain key shared (concurrent filings do not wait for
+   * one another, an exclusive holder waits for them all and they for it) and, when {@code
+   * upstreamEvent} is not null, the origin key of {@code (origin, upstreamEvent)} exclusive, in one
+   * statement, in that order. Both are held until the transaction ends.
+   *
+   * @param ctx a context inside a transaction
+   * @param domain the domain
+   * @param origin the filing's origin; not null when {@code upstreamEvent} is not
+   * @param upstreamEvent the filing's upstream event, or null (no origin key is taken)
+   */
+  public static void lockForFiling(
+      DSLContext ctx, String domain, String origin, String upstreamEvent) {
+    ctx.select(filingLocks(domain, origin, upstreamEvent)).fetch();
+  }
+
+  /**
+   * The select-list fields that take a filing's locks ({@link #lockForFiling}), in the order they
+   * are taken, for a statement that does more after them in the same round trip. PostgreSQL
+   * evaluates a select list left to right, so what follows them runs once both are held; but a
+   * statement's snapshot is taken when it starts, before any wait for them, so a read in the same
+   * statement does not see what the transaction it waited for committed.
+   *
+   * @param domain the domain
+   * @param origin the filing's origin; not null when {@code upstreamEvent} is not
+   * @param upstreamEvent the filing's upstream event, or null (the domain's key alone)
+   * @return one or two fields
+   */
+  public static java.util.List<Field<?>> filingLocks(
+      String domain, String origin, String upstreamEvent) {
+    Field<Object> shared = DSL.function("pg_advisory_xact_lock_shared", Object.class, key(domain));
+    if (upstreamEvent == null) {
+      return java.util.List.of(shared);
+    }
+    return java.util.List.of(
+        shared,
+        DSL.function(
+            "pg_advisory_xact_lock",
+            Object.class,
+            originDomainKey(domain),
+            originKey(origin, upstreamEvent)));
+  }
+
+  /**
+   * Takes a domain's lock shared, for a filing that takes no origin key of its own ({@link
+   * dev.ledger.append.BatchFiling}: its origins are kept unique by the unique key {@code
+   * tasks_origin}).
+   *
+   * @param ctx a context inside a transaction
+   * @param domain the domain
+   */
+  public static void lockShared(DSLContext ctx, String domain) {
+    lockForFiling(ctx, domain, null, null);
+  }
+
+  private static Field<Integer> originDomainKey(String domain) {
+    return DSL.function(
+        "hashtext", Integer.class, DSL.inline("ledger_origin:").concat(DSL.val(domain)));
+  }
+
+  private static Field<Integer> originKey(String origin, String upstreamEvent) {
+    return DSL.function(
+        "hashtext",
+        Integer.class,
+        DSL.val(origin).concat(DSL.inline(" ")).concat(DSL.val(upstreamEvent)));
   }
 
   private static Field<Integer> key(String domain) {

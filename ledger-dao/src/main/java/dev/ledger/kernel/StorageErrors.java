@@ -15,9 +15,10 @@ import java.time.Duration;
 
 /**
  * Turns a failure of the database or the driver into the ledger's typed error: a bound of {@link
- * Timeouts} that ran out becomes a {@link LedgerTimeoutException} naming it, anything else a {@link
- * LedgerStorageException} with the real SQLState. Never a SQLState of {@code 00000} (jOOQ's "no
- * database error" for an exception it raised itself) nor none at all when the driver lost the
+ * Timeouts} that ran out becomes a {@link LedgerTimeoutException} naming it, a deadlock or
+ * serialization failure a {@link dev.ledger.LedgerConflictException} (retryable), anything else a
+ * {@link LedgerStorageException} with the real SQLState. Never a SQLState of {@code 00000} (jOOQ's
+ * "no database error" for an exception it raised itself) nor none at all when the driver lost the
  * connection: an I/O failure under the driver is PostgreSQL's {@code 08006}, connection failure.
  * Thread-safe (immutable).
  */
@@ -65,6 +66,10 @@ final class StorageErrors {
     if (LOCK_NOT_AVAILABLE.equals(state)) {
       return new LedgerTimeoutException(
           operation, Bound.LOCK, timeouts.lock(), state, failure, false);
+    }
+    if (dev.ledger.LedgerConflictException.conflict(state)) {
+      // a deadlock or a serialization failure: the server ended the transaction; run it again
+      return new dev.ledger.LedgerConflictException(operation, state, failure);
     }
     if (QUERY_CANCELED.equals(state) && !mentions(failure, "user request")) {
       return new LedgerTimeoutException(
