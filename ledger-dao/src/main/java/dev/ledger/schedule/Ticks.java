@@ -82,8 +82,8 @@ public final class Ticks {
   }
 
   /**
-   * The instant of a matching local time: the end of a gap it falls in, the earlier of two
-   * instants in an overlap.
+   * The instant of a matching local time: the end of a gap it falls in, the earlier of two instants
+   * in an overlap.
    */
   static Instant instantOf(LocalDateTime local, ZoneId zone) {
     ZoneOffsetTransition t = zone.getRules().getTransition(local);

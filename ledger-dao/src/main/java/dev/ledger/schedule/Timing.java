@@ -14,10 +14,10 @@ import java.util.Objects;
  * When a schedule ticks: a cron expression read in a time zone's wall clock, or a fixed interval.
  * Immutable and thread-safe; the factories check their input.
  *
- * <p>A cron expression has five fields ({@code minute hour day-of-month month day-of-week}, as
- * Unix cron) or six (a leading {@code second}, as Spring's), parsed by cron-utils. An interval is
- * a whole number of seconds, at least one; its ticks are the instants at a multiple of it since
- * the epoch (an hourly interval ticks on the hour, UTC), whoever computes them.
+ * <p>A cron expression has five fields ({@code minute hour day-of-month month day-of-week}, as Unix
+ * cron) or six (a leading {@code second}, as Spring's), parsed by cron-utils. An interval is a
+ * whole number of seconds, at least one; its ticks are the instants at a multiple of it since the
+ * epoch (an hourly interval ticks on the hour, UTC), whoever computes them.
  */
 public final class Timing {
 
