@@ -76,7 +76,8 @@ class SchedulesTest {
     assertThat(retitled.nextTick()).isEqualTo(added.nextTick());
     // the ledger's clock, kept strictly increasing by a microsecond where it stood still
     assertThat(retitled.updated())
-        .isBetween(Instant.parse("2026-01-01T00:10:00.250Z"), Instant.parse("2026-01-01T00:10:00.251Z"));
+        .isBetween(
+            Instant.parse("2026-01-01T00:10:00.250Z"), Instant.parse("2026-01-01T00:10:00.251Z"));
     Schedule hourly =
         schedules.update(
             retitled.spec().toBuilder().timing(Timing.every(Duration.ofHours(1))).build());
