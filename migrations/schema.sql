@@ -6,7 +6,7 @@
 --   ./mvnw -B -ntp verify -Dledger.schema.update=true
 -- and commit it together with the migration.
 
--- Directory set (db/ledger/directory), in the directory schema, at version 6
+-- Directory set (db/ledger/directory), in the directory schema, at version 7
 
 SET check_function_bodies = false;
 
@@ -130,6 +130,29 @@ CREATE TABLE ledger_domains (
     CONSTRAINT ledger_domains_schema_key UNIQUE (schema)
 );
 
+CREATE TABLE ledger_schedules (
+    name text NOT NULL,
+    domain text NOT NULL,
+    cron text,
+    zone text,
+    interval_seconds bigint,
+    title text NOT NULL,
+    body text NOT NULL,
+    requirements text[] NOT NULL,
+    label text NOT NULL,
+    priority bigint NOT NULL,
+    max_attempts integer NOT NULL,
+    catch_up integer NOT NULL,
+    paused boolean DEFAULT false NOT NULL,
+    last_tick timestamp with time zone,
+    next_tick timestamp with time zone,
+    created_at timestamp with time zone NOT NULL,
+    updated_at timestamp with time zone NOT NULL,
+    CONSTRAINT ledger_schedules_catch_up_check CHECK (catch_up >= 1 AND catch_up <= 1000),
+    CONSTRAINT ledger_schedules_check CHECK (cron IS NOT NULL AND zone IS NOT NULL AND interval_seconds IS NULL OR cron IS NULL AND zone IS NULL AND interval_seconds > 0),
+    CONSTRAINT ledger_schedules_pkey PRIMARY KEY (name)
+);
+
 CREATE TABLE ledger_schema_state (
     schema_name text NOT NULL,
     kind text NOT NULL,
@@ -150,6 +173,8 @@ CREATE TABLE ledger_tasks (
 );
 
 CREATE INDEX ledger_dependencies_task ON ledger_dependencies USING btree (task_id);
+
+CREATE INDEX ledger_schedules_due ON ledger_schedules USING btree (domain, next_tick) WHERE NOT paused;
 
 ALTER TABLE ledger_tasks ADD CONSTRAINT ledger_tasks_domain_fkey FOREIGN KEY (domain) REFERENCES ledger_domains(domain);
 
