@@ -454,8 +454,8 @@ public final class Schedules {
     r.setRequirements(spec.requirements().toArray(String[]::new));
     r.setLabel(spec.label().wire());
     r.setPriority(spec.priority());
-    r.setMaxAttempts(spec.maxAttempts());
-    r.setCatchUp(spec.catchUp());
+    r.setMaxAttempts((long) spec.maxAttempts());
+    r.setCatchUp((long) spec.catchUp());
   }
 
   private static Timing timing(LedgerSchedulesRecord r) {
@@ -475,8 +475,8 @@ public final class Schedules {
             List.of(r.getRequirements()),
             Label.parse(r.getLabel()),
             r.getPriority(),
-            r.getMaxAttempts(),
-            r.getCatchUp());
+            r.getMaxAttempts().intValue(),
+            r.getCatchUp().intValue());
     return new Schedule(
         spec,
         r.getPaused(),

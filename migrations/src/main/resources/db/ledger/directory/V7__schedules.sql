@@ -10,6 +10,8 @@
 -- `last_tick` the latest tick filed. Whoever files a schedule's due ticks holds its row
 -- (FOR UPDATE SKIP LOCKED) and advances both in the transaction that files them. The partial index
 -- answers a worker pool's question "when is the next tick of my domain" in one indexed read.
+-- Whole numbers are BIGINT, as everywhere in the ledger's schemas (the migration job's catalog
+-- check compares column types with the generated jOOQ classes, which render INTEGER as `int`).
 -- IF NOT EXISTS: a reference-stack directory is baselined at version 0 and every script runs again.
 CREATE TABLE IF NOT EXISTS "${flyway:defaultSchema}".ledger_schedules (
     name             TEXT PRIMARY KEY,
@@ -22,8 +24,8 @@ CREATE TABLE IF NOT EXISTS "${flyway:defaultSchema}".ledger_schedules (
     requirements     TEXT[] NOT NULL,
     label            TEXT NOT NULL,
     priority         BIGINT NOT NULL,
-    max_attempts     INTEGER NOT NULL,
-    catch_up         INTEGER NOT NULL CHECK (catch_up BETWEEN 1 AND 1000),
+    max_attempts     BIGINT NOT NULL,
+    catch_up         BIGINT NOT NULL CHECK (catch_up BETWEEN 1 AND 1000),
     paused           BOOLEAN NOT NULL DEFAULT FALSE,
     last_tick        TIMESTAMPTZ,
     next_tick        TIMESTAMPTZ,
