@@ -3,6 +3,7 @@ package dev.ledger;
 import dev.ledger.claim.ClaimSql;
 import dev.ledger.kernel.Engine;
 import dev.ledger.kernel.Tx;
+import dev.ledger.schedule.Schedules;
 import java.sql.Connection;
 import java.util.function.Function;
 import javax.sql.DataSource;
@@ -57,8 +58,21 @@ public final class Ledger extends LedgerOperations {
    */
   static final int MAX_CLAIM_WINDOW = ClaimSql.MAX_CLAIM_WINDOW;
 
+  private final Schedules schedules;
+
   private Ledger(DataSource dataSource, LedgerConfig config) {
     super(new Ops(new Engine(dataSource, config)));
+    this.schedules = new Schedules(ops.engine, ops.filing);
+  }
+
+  /**
+   * The ledger's schedules: recurring tasks kept in the database, each tick filed exactly once
+   * however many processes run ({@link Schedules}). Worker pools of a domain file its due ticks.
+   *
+   * @return the schedules; the same object at each call, thread-safe
+   */
+  public Schedules schedules() {
+    return schedules;
   }
 
   /**

@@ -66,6 +66,7 @@ public final class Main {
           FleetCommand.class,
           SchemaDiffCommand.class,
           TaskCommand.class,
+          dev.ledger.app.schedule.ScheduleCommand.class,
           DomainCommands.Domains.class,
           DomainCommands.Promote.class,
           DomainCommands.Promotions.class,

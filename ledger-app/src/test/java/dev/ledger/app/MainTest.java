@@ -47,6 +47,9 @@ class MainTest {
             new String[] {"schema-diff", "--help"},
             new String[] {"schema-diff", "--json"},
             new String[] {"domains", "--help"},
+            new String[] {"schedule", "--help"},
+            new String[] {"schedule", "lsit", "--json"},
+            new String[] {"schedule", "add", "--help"},
             new String[] {"work", "--json"},
             new String[] {"retention", "run", "--batch", "0"},
             new String[] {"demo", "--help"});

@@ -388,6 +388,7 @@ class UsageErrorsTest {
                 List.of("task", "claim", "--domain", "x"), // missing required option
                 List.of("migrate", "--parallelism", "many"), // bad value, job command
                 List.of("fleet", "migrte"),
+                List.of("schedule", "add", "n", "--domain", "d", "--title", "t", "--every", "x"),
                 List.of("schema-diff", "--bogus"));
         for (List<String> command : commands) {
           List<String> before = new ArrayList<>(command);

@@ -9,6 +9,7 @@ import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
@@ -57,7 +58,10 @@ import org.slf4j.LoggerFactory;
  * stalled: {@link WorkerPort#pickups}) records that attempt as failed, "lease expired", without
  * running the handler, so a task that keeps killing its workers ends as a dead letter too. Delayed
  * tasks (retries, and tasks filed with a {@code notBefore}) are admitted by the pool at their time
- * ({@link WorkerPort#admitDue}).
+ * ({@link WorkerPort#admitDue}). The due ticks of the domains' schedules are filed by the pool too
+ * ({@link dev.ledger.schedule.Schedules#fileDue(String)}): it reads each domain's next tick at most
+ * every second (one indexed read) and files when one is due; every pool may do so, each tick is
+ * filed once.
  *
  * <p>{@link #close()}: stops claiming, waits up to the shutdown timeout for running handlers, then
  * interrupts the rest and releases their leases, so no task stays claimed by a closed pool (unless
@@ -72,6 +76,9 @@ public final class WorkerPool implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(WorkerPool.class);
   private static final Duration DEPTH_SAMPLE = Duration.ofSeconds(15);
   private static final Duration ERROR_PAUSE = Duration.ofSeconds(1);
+
+  /** How often a pool looks for a schedule of its domains added or changed elsewhere. */
+  static final long SCHEDULE_RECHECK_MILLIS = 1000;
 
   private enum State {
     NEW,
@@ -115,6 +122,9 @@ public final class WorkerPool implements AutoCloseable {
     boolean pending = true;
     boolean dueStale = true;
     Instant nextDue;
+
+    /** When to read the domain's next schedule tick again; null for at once. */
+    Instant scheduleCheck;
   }
 
   private WorkerPool(Builder b) {
@@ -363,6 +373,7 @@ public final class WorkerPool implements AutoCloseable {
         claiming.lock();
         try {
           admitDue();
+          fileScheduledTicks();
           int free = permits.availablePermits();
           for (int i = 0; i < domains.size() && free > 0 && life == State.RUNNING; i++) {
             String domain = domains.get((start + i) % domains.size());
@@ -438,6 +449,48 @@ public final class WorkerPool implements AutoCloseable {
     }
   }
 
+  /**
+   * Files the due ticks of each domain's schedules whose check time has come, and learns when to
+   * check again: the domain's next tick, or the recheck interval, whichever comes first. A failure
+   * is logged and retried at the next check; it never stops the claims.
+   */
+  private void fileScheduledTicks() {
+    Instant now = Instant.now();
+    for (String domain : domains) {
+      synchronized (signal) {
+        Instant at = state.get(domain).scheduleCheck;
+        if (at != null && now.isBefore(at)) {
+          continue;
+        }
+      }
+      Instant next = now.plusMillis(SCHEDULE_RECHECK_MILLIS);
+      boolean filed = false;
+      try {
+        Optional<Instant> tick = ledger.schedules().nextTick(domain);
+        if (tick.isPresent() && !now.isBefore(tick.get())) {
+          filed = ledger.schedules().fileDue(domain) > 0;
+          tick = ledger.schedules().nextTick(domain);
+        }
+        if (tick.isPresent() && tick.get().isBefore(next)) {
+          next = tick.get();
+        }
+      } catch (RuntimeException e) {
+        LOG.warn(
+            "ledger worker {}: filing the due schedule ticks of {} failed: {}",
+            holder,
+            domain,
+            e.toString());
+      }
+      synchronized (signal) {
+        DomainState s = state.get(domain);
+        s.scheduleCheck = next;
+        if (filed) {
+          s.pending = true;
+        }
+      }
+    }
+  }
+
   private boolean takePending(String domain) {
     synchronized (signal) {
       DomainState s = state.get(domain);
@@ -501,6 +554,9 @@ public final class WorkerPool implements AutoCloseable {
     for (DomainState s : state.values()) {
       if (s.nextDue != null && (min == null || s.nextDue.isBefore(min))) {
         min = s.nextDue;
+      }
+      if (s.scheduleCheck != null && (min == null || s.scheduleCheck.isBefore(min))) {
+        min = s.scheduleCheck;
       }
     }
     return min;

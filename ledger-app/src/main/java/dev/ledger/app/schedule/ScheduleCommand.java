@@ -1,0 +1,34 @@
+package dev.ledger.app.schedule;
+
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/** {@code ledger-app schedule ...}: add, list, pause, resume and remove recurring tasks. */
+@Command(
+    name = "schedule",
+    description = "Manage schedules (recurring tasks): add, list, pause, resume, remove, file-due.",
+    mixinStandardHelpOptions = true,
+    footer = {
+      "",
+      "Examples:",
+      "  ledger-app schedule add nightly --domain reports --cron '30 2 * * *' \\",
+      "      --zone Europe/Berlin --title 'Build the nightly report'",
+      "  ledger-app schedule list --json",
+      "  ledger-app schedule pause nightly"
+    },
+    subcommands = {
+      ScheduleCommands.Add.class,
+      ScheduleCommands.ListSchedules.class,
+      ScheduleCommands.Pause.class,
+      ScheduleCommands.Resume.class,
+      ScheduleCommands.Remove.class,
+      ScheduleCommands.FileDue.class
+    })
+public final class ScheduleCommand {
+
+  /** {@code --json} before the subcommand: the subcommand's own, and errors found here too. */
+  @Option(
+      names = "--json",
+      description = "The same as the subcommand's --json; errors found here as JSON too.")
+  boolean json;
+}
