@@ -211,6 +211,12 @@ public final class BatchFiling {
                     DSL.inline(false, LEDGER_TASKS.COMPLETED))
                 .from(r))
         .execute();
+    if (engine.citus()) {
+      // the trigger of domain V8 finds no directory on a Citus worker: edges and flags here
+      for (TasksRecord row : rows) {
+        dev.ledger.kernel.CitusDirectory.filed(ctx, row.getId(), row.getDependsOn());
+      }
+    }
     return ids;
   }
 

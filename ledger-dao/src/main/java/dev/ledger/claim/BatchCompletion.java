@@ -249,7 +249,10 @@ public final class BatchCompletion {
       }
     }
     // the routes' completed and the dependents' blocked flags: the triggers (domain V8, directory
-    // V5), in this statement's transaction
+    // V5), in this statement's transaction; on Citus the domain's half here (CitusDirectory)
+    if (engine.citus()) {
+      dev.ledger.kernel.CitusDirectory.statusChanged(ctx, done, Status.COMPLETED);
+    }
     return lost;
   }
 

@@ -106,7 +106,7 @@ public final class ClaimSql {
    * {@link #MAX}.
    */
   private static CommonTableExpression<Record1<String>> claimCandidates(
-      CommonTableExpression<Record1<String>> windowed) {
+      CommonTableExpression<Record1<String>> windowed, boolean citus) {
     Tasks t = TASKS.as("t");
     return DSL.name("candidate")
         .fields("id")
@@ -114,7 +114,7 @@ public final class ClaimSql {
             DSL.select(t.ID)
                 .from(t)
                 .where(t.ID.in(DSL.select(windowed.field("id", String.class)).from(windowed)))
-                .and(claimable(t, NOW.field(), MANIFEST.field(), RANK.field()))
+                .and(claimable(t, NOW.field(), MANIFEST.field(), RANK.field(), citus))
                 .orderBy(t.PRIORITY.desc(), t.CREATED.asc())
                 .limit(MAX.field())
                 .forUpdate()
@@ -191,14 +191,19 @@ public final class ClaimSql {
    * its commit.
    */
   static Claimed claimIn(
-      RenderedStatement.Cache statements, DSLContext ctx, ClaimArgs a, int max, int window) {
+      RenderedStatement.Cache statements,
+      DSLContext ctx,
+      ClaimArgs a,
+      int max,
+      int window,
+      boolean citus) {
     RenderedStatement claim =
         statements.get(
             ctx,
             "claim",
             () -> {
               ClaimWindow cw = claimWindowCtes();
-              CommonTableExpression<Record1<String>> candidate = claimCandidates(cw.ids());
+              CommonTableExpression<Record1<String>> candidate = claimCandidates(cw.ids(), citus);
               CommonTableExpression<TasksRecord> claimed =
                   DSL.name("claimed")
                       .as(
@@ -292,7 +297,7 @@ public final class ClaimSql {
    * @param rank the claimer's handling level, as a label rank
    */
   static Condition claimable(
-      Tasks t, Field<Instant> now, Field<String> manifestJson, Field<Long> rank) {
+      Tasks t, Field<Instant> now, Field<String> manifestJson, Field<Long> rank, boolean citus) {
     Condition open =
         t.STATUS
             .in(DSL.inline(Status.ADMITTED.wire()), DSL.inline(Status.CLAIMED.wire()))
@@ -303,7 +308,9 @@ public final class ClaimSql {
             .or(DSL.condition("{0}::jsonb <@ {1}::jsonb", t.REQUIREMENTS, manifestJson));
     return open.and(t.LABEL_RANK.le(rank))
         .and(requirements)
-        .and(dependenciesCompleted(t))
+        // on Citus the directory's routes are on the coordinator, a local table a statement on a
+        // domain's node cannot join: the flag kept by CitusDirectory stands for them there
+        .and(citus ? DSL.not(t.BLOCKED) : dependenciesCompleted(t))
         .and(noOpenContinuation(t));
   }
 

@@ -1,0 +1,151 @@
+package dev.ledger.citus;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.ledger.Claimer;
+import dev.ledger.Lease;
+import dev.ledger.Ledger;
+import dev.ledger.LedgerConfig;
+import dev.ledger.Status;
+import dev.ledger.TaskSpec;
+import dev.ledger.WrongStateException;
+import dev.ledger.testing.CitusCluster;
+import dev.ledger.testing.Fixtures;
+import dev.ledger.testing.PostgresExtension;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The ledger on a real Citus cluster ({@link CitusCluster}: a coordinator and two workers): each
+ * domain a distributed schema on one worker, the directory on the coordinator.
+ */
+@Tag("slow")
+class CitusLedgerTest {
+
+  static final Duration LEASE = Duration.ofMinutes(5);
+  static CitusCluster cluster;
+  static String url;
+  static HikariDataSource pool;
+  static Ledger ledger;
+
+  @BeforeAll
+  static void open() throws Exception {
+    cluster = CitusCluster.shared();
+    url = cluster.createDatabase("ledger_citus_ops");
+    pool = PostgresExtension.pool(url, 8);
+    ledger = Ledger.open(pool, LedgerConfig.builder().build());
+  }
+
+  @AfterAll
+  static void close() {
+    if (pool != null) {
+      pool.close();
+    }
+  }
+
+  static String nodeOf(String domain) throws Exception {
+    try (Connection c = DriverManager.getConnection(url)) {
+      List<List<String>> rows =
+          Fixtures.rows(
+              c,
+              "SELECT DISTINCT s.nodeport::text FROM citus_shards s"
+                  + " JOIN ledger_domains d ON s.citus_table_type = 'schema'"
+                  + " AND s.table_name::text LIKE replace(d.schema, '\"', '') || '.%'"
+                  + " WHERE d.domain = '"
+                  + domain
+                  + "'");
+      assertThat(rows).hasSize(1);
+      return rows.get(0).get(0);
+    }
+  }
+
+  @Test
+  void provisioning_distributes_the_domain_schema_and_a_task_walks_its_life() throws Exception {
+    String schema = ledger.provision("payments");
+    assertThat(nodeOf("payments"))
+        .isIn(cluster.workers().stream().map(w -> Integer.toString(w.port())).toList());
+    String id = ledger.file(TaskSpec.builder("payments", "Pay").build());
+    ledger.admit(id);
+    Lease lease = ledger.claim(id, Claimer.of("w1"));
+    assertThat(ledger.get(id).holder()).isEqualTo("w1");
+    Lease extended = ledger.heartbeat(lease, Duration.ofMinutes(10));
+    ledger.complete(extended, "done");
+    assertThat(ledger.get(id).status()).isEqualTo(Status.COMPLETED);
+    assertThat(schema).startsWith("ledger_payments_");
+  }
+
+  /** Moves a domain's schema (its colocation group, through one shard) to a node. */
+  static void move(String domain, int toPort) throws Exception {
+    int from = Integer.parseInt(nodeOf(domain));
+    if (from == toPort) {
+      return;
+    }
+    try (Connection c = DriverManager.getConnection(url);
+        java.sql.Statement s = c.createStatement()) {
+      s.execute(
+          "SELECT citus_move_shard_placement(min(s.shardid), '127.0.0.1', "
+              + from
+              + ", '127.0.0.1', "
+              + toPort
+              + ", shard_transfer_mode := 'block_writes')"
+              + " FROM citus_shards s JOIN ledger_domains d"
+              + " ON s.table_name::text LIKE replace(d.schema, '\"', '') || '.%'"
+              + " WHERE d.domain = '"
+              + domain
+              + "'");
+    }
+    assertThat(nodeOf(domain)).isEqualTo(Integer.toString(toPort));
+  }
+
+  static boolean blocked(String domain, String id) throws Exception {
+    try (Connection c = DriverManager.getConnection(url)) {
+      return Fixtures.rows(
+              c,
+              "SELECT blocked::text FROM \""
+                  + ledger.provision(domain)
+                  + "\".tasks WHERE id = '"
+                  + id
+                  + "'")
+          .get(0)
+          .get(0)
+          .equals("true");
+    }
+  }
+
+  @Test
+  void a_dependency_across_two_workers_blocks_until_its_task_completes() throws Exception {
+    ledger.provision("orders");
+    ledger.provision("billing");
+    int first = cluster.workers().get(0).port();
+    int second = cluster.workers().get(1).port();
+    move("orders", first);
+    move("billing", second);
+    String order = ledger.file(TaskSpec.builder("orders", "Order").build());
+    ledger.admit(order);
+    String bill =
+        ledger.file(TaskSpec.builder("billing", "Bill").dependsOn(List.of(order)).build());
+    ledger.admit(bill);
+    // the flag kept by CitusDirectory: the billing task waits on a task of another worker's domain
+    assertThatThrownBy(() -> ledger.claim(bill, Claimer.of("b")))
+        .isInstanceOf(WrongStateException.class);
+    assertThat(blocked("billing", bill)).isTrue();
+    Lease lease = ledger.claim(order, Claimer.of("o"));
+    ledger.complete(lease, null);
+    assertThat(blocked("billing", bill)).isFalse();
+    assertThat(ledger.claim(bill, Claimer.of("b")).taskId()).isEqualTo(bill);
+    // a task filed after its dependency completed is claimable at once
+    String late =
+        ledger.file(TaskSpec.builder("billing", "Late").dependsOn(List.of(order)).build());
+    ledger.admit(late);
+    assertThat(blocked("billing", late)).isFalse();
+    assertThat(ledger.claim(late, Claimer.of("b")).taskId()).isEqualTo(late);
+  }
+}
