@@ -200,7 +200,7 @@ public final class ClaimSql {
     RenderedStatement claim =
         statements.get(
             ctx,
-            "claim",
+            citus ? "claim on citus" : "claim",
             () -> {
               ClaimWindow cw = claimWindowCtes();
               CommonTableExpression<Record1<String>> candidate = claimCandidates(cw.ids(), citus);
@@ -239,6 +239,19 @@ public final class ClaimSql {
                 out.add(claimed.field(f));
               }
               out.add(size.field(WINDOW_ROWS.getName()));
+              if (citus) {
+                // Citus plans the INSERT of the events apart from the rest (an INSERT ... SELECT
+                // through intermediate results, which failed here): without it the statement
+                // goes whole to the domain's node, and the events follow in their own statements
+                return DSL.with(cw.classes())
+                    .with(cw.ids())
+                    .with(candidate)
+                    .with(claimed)
+                    .select(out)
+                    .from(size)
+                    .leftJoin(claimed)
+                    .on(DSL.trueCondition());
+              }
               return DSL.with(cw.classes())
                   .with(cw.ids())
                   .with(candidate)
@@ -249,21 +262,18 @@ public final class ClaimSql {
                   .leftJoin(claimed)
                   .on(DSL.trueCondition());
             },
-            List.of(NOW, UNTIL, HOLDER, MANIFEST, RANK, MAX, WINDOW, PAYLOAD));
+            citus
+                ? List.of(NOW, UNTIL, HOLDER, MANIFEST, RANK, MAX, WINDOW)
+                : List.of(NOW, UNTIL, HOLDER, MANIFEST, RANK, MAX, WINDOW, PAYLOAD));
     List<TasksRecord> rows = new java.util.ArrayList<>();
     int windowRows = 0;
-    for (Record r :
-        claim.fetch(
-            ctx,
-            CLAIMED,
-            a.now(),
-            a.until(),
-            a.holder(),
-            a.manifest(),
-            a.rank(),
-            max,
-            window,
-            a.payload())) {
+    Object[] binds =
+        citus
+            ? new Object[] {a.now(), a.until(), a.holder(), a.manifest(), a.rank(), max, window}
+            : new Object[] {
+              a.now(), a.until(), a.holder(), a.manifest(), a.rank(), max, window, a.payload()
+            };
+    for (Record r : claim.fetch(ctx, CLAIMED, binds)) {
       windowRows = r.get(WINDOW_ROWS);
       if (r.get(TASKS.ID) != null) {
         TasksRecord row = r.into(TASKS);
@@ -271,7 +281,27 @@ public final class ClaimSql {
         rows.add(row);
       }
     }
+    if (citus) {
+      logClaims(ctx, rows, a);
+    }
     return new Claimed(rows, windowRows);
+  }
+
+  /**
+   * The {@code claimed} events of a claim on Citus, one statement each in claim order (each goes to
+   * the domain's node as one router statement), in the claim's transaction.
+   */
+  private static void logClaims(DSLContext ctx, List<TasksRecord> rows, ClaimArgs a) {
+    List<TasksRecord> ordered = new java.util.ArrayList<>(rows);
+    ordered.sort(CLAIM_ORDER);
+    for (TasksRecord row : ordered) {
+      ctx.insertInto(EVENTS)
+          .set(EVENTS.TASK_ID, row.getId())
+          .set(EVENTS.KIND, EventKind.CLAIMED.wire())
+          .set(EVENTS.AT, a.now())
+          .set(EVENTS.PAYLOAD, a.payload())
+          .execute();
+    }
   }
 
   /**

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.ledger.Claimer;
+import dev.ledger.Label;
 import dev.ledger.Lease;
 import dev.ledger.Ledger;
 import dev.ledger.LedgerConfig;
@@ -74,8 +75,9 @@ class CitusLedgerTest {
         .isIn(cluster.workers().stream().map(w -> Integer.toString(w.port())).toList());
     String id = ledger.file(TaskSpec.builder("payments", "Pay").build());
     ledger.admit(id);
-    Lease lease = ledger.claim(id, Claimer.of("w1"));
-    assertThat(ledger.get(id).holder()).isEqualTo("w1");
+    Lease lease = ledger.claimNext("payments", "w1", LEASE, List.of(), Label.PUBLIC).orElseThrow();
+    assertThat(lease.taskId()).isEqualTo(id);
+    assertThat(ledger.claimNext("payments", "w2", LEASE, List.of(), Label.PUBLIC)).isEmpty();
     Lease extended = ledger.heartbeat(lease, Duration.ofMinutes(10));
     ledger.complete(extended, "done");
     assertThat(ledger.get(id).status()).isEqualTo(Status.COMPLETED);
@@ -137,10 +139,13 @@ class CitusLedgerTest {
     assertThatThrownBy(() -> ledger.claim(bill, Claimer.of("b")))
         .isInstanceOf(WrongStateException.class);
     assertThat(blocked("billing", bill)).isTrue();
+    assertThat(ledger.claimNext("billing", "b", LEASE, List.of(), Label.PUBLIC)).isEmpty();
     Lease lease = ledger.claim(order, Claimer.of("o"));
     ledger.complete(lease, null);
     assertThat(blocked("billing", bill)).isFalse();
-    assertThat(ledger.claim(bill, Claimer.of("b")).taskId()).isEqualTo(bill);
+    assertThat(
+            ledger.claimNext("billing", "b", LEASE, List.of(), Label.PUBLIC).orElseThrow().taskId())
+        .isEqualTo(bill);
     // a task filed after its dependency completed is claimable at once
     String late =
         ledger.file(TaskSpec.builder("billing", "Late").dependsOn(List.of(order)).build());
