@@ -246,11 +246,14 @@ public final class EventLog {
     row.changed(false);
     if (engine.citus()) {
       // domain V8's triggers find no directory on a Citus worker: the ledger keeps it here
+      Status status = Status.parse(row.getStatus());
       if (insert) {
         CitusDirectory.filed(ctx, row.getId(), row.getDependsOn());
       } else if (statusChanged) {
-        CitusDirectory.statusChanged(
-            ctx, List.of(row.getId()), dev.ledger.Status.parse(row.getStatus()));
+        CitusDirectory.statusChanged(ctx, List.of(row.getId()), status);
+      }
+      if (insert || statusChanged) {
+        CitusDirectory.wake(ctx, row.getDomain(), status, row.getNotBefore() != null);
       }
     }
   }

@@ -49,7 +49,9 @@ public final class Citus {
 
   /**
    * Distributes a migrated domain schema ({@code citus_schema_distribute}), allowing its triggers
-   * for the transaction; nothing when it is distributed already.
+   * for the transaction, and disables its wake-up trigger (domain V7's {@code
+   * tasks_notify_workers}, replaced by {@link CitusDirectory#wake}); nothing when it is distributed
+   * already.
    *
    * @param ctx a context inside the provisioning transaction, in Citus mode
    * @param schema the bare schema name (checked by its caller: {@code DomainSchemas})
@@ -65,6 +67,12 @@ public final class Citus {
                 Object.class,
                 DSL.field("{0}::regnamespace", Object.class, DSL.val(quoted(schema)))))
         .fetch();
+    // domain V7's wake-up would notify on the domain's node, where no pool listens, and a
+    // transaction that notified cannot be prepared (a two-node commit fails): the ledger's own
+    // writes notify on the coordinator instead (CitusDirectory.wake)
+    ctx.execute(
+        "ALTER TABLE {0} DISABLE TRIGGER {1}",
+        DSL.name(schema, "tasks"), DSL.name("tasks_notify_workers"));
   }
 
   /**

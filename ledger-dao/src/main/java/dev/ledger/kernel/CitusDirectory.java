@@ -9,6 +9,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.TreeSet;
 import org.jooq.DSLContext;
+import org.jooq.impl.DSL;
 
 /**
  * The directory's derived state kept by the ledger's own statements in Citus mode ({@link Citus}).
@@ -87,5 +88,30 @@ public final class CitusDirectory {
         .where(LEDGER_TASKS.ID.in(new TreeSet<>(ids)))
         .and(LEDGER_TASKS.COMPLETED.isDistinctFrom(completed))
         .execute();
+  }
+
+  /**
+   * The wake-up of domain V7's trigger ({@code pg_notify(<schema>, <status>)}) sent from the
+   * coordinator, where worker pools listen: on Citus the trigger notifies on the domain's node,
+   * where nobody does. Sent only for what the trigger sends: a task now {@code admitted}, or {@code
+   * proposed} with a {@code not_before}. PostgreSQL folds equal notifications of one transaction
+   * into one.
+   *
+   * @param ctx a context on the writing transaction
+   * @param domain the task's domain (its schema names the channel)
+   * @param status the task's status now
+   * @param delayed whether the task has a {@code not_before}
+   */
+  public static void wake(DSLContext ctx, String domain, Status status, boolean delayed) {
+    if (status != Status.ADMITTED && !(status == Status.PROPOSED && delayed)) {
+      return;
+    }
+    ctx.select(
+            DSL.function(
+                "pg_notify",
+                Object.class,
+                DSL.val(dev.ledger.schema.DomainSchemas.schemaName(domain)),
+                DSL.val(status.wire())))
+        .fetch();
   }
 }

@@ -5,16 +5,20 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.ledger.Claimer;
+import dev.ledger.FailureRecord;
 import dev.ledger.Label;
 import dev.ledger.Lease;
 import dev.ledger.Ledger;
 import dev.ledger.LedgerConfig;
+import dev.ledger.Redaction;
 import dev.ledger.Status;
 import dev.ledger.TaskSpec;
 import dev.ledger.WrongStateException;
 import dev.ledger.testing.CitusCluster;
 import dev.ledger.testing.Fixtures;
 import dev.ledger.testing.PostgresExtension;
+import dev.ledger.worker.Outcome;
+import dev.ledger.worker.WorkerPool;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.time.Duration;
@@ -152,5 +156,100 @@ class CitusLedgerTest {
     ledger.admit(late);
     assertThat(blocked("billing", late)).isFalse();
     assertThat(ledger.claim(late, Claimer.of("b")).taskId()).isEqualTo(late);
+  }
+
+  @Test
+  void a_failed_attempt_files_its_retry_and_a_continuation_holds_its_parent() throws Exception {
+    String id = ledger.file(TaskSpec.builder("retry", "Flaky").build());
+    ledger.admit(id);
+    Lease lease = ledger.claimNext("retry", "w1", LEASE, List.of(), Label.PUBLIC).orElseThrow();
+    FailureRecord failed = ledger.worker().fail(lease, "boom", 3, Duration.ZERO);
+    assertThat(failed.deadLetter()).isFalse();
+    assertThat(ledger.get(id).status()).isEqualTo(Status.INVALIDATED);
+    assertThat(ledger.worker().admitDue("retry", 10)).containsExactly(failed.retryId());
+    Lease retry = ledger.claimNext("retry", "w1", LEASE, List.of(), Label.PUBLIC).orElseThrow();
+    assertThat(retry.taskId()).isEqualTo(failed.retryId());
+    assertThat(retry.attempt()).isEqualTo(1);
+    // a continuation: the parent is not claimable while it is open
+    String next =
+        ledger.file(
+            TaskSpec.builder("retry", "Next").origin("continues:" + retry.taskId(), "e1").build());
+    ledger.admit(next);
+    ledger.release(retry);
+    Lease first = ledger.claimNext("retry", "w2", LEASE, List.of(), Label.PUBLIC).orElseThrow();
+    assertThat(first.taskId()).isEqualTo(next);
+    assertThat(ledger.claimNext("retry", "w2", LEASE, List.of(), Label.PUBLIC)).isEmpty();
+    ledger.complete(first, null);
+    assertThat(
+            ledger.claimNext("retry", "w2", LEASE, List.of(), Label.PUBLIC).orElseThrow().taskId())
+        .isEqualTo(retry.taskId());
+  }
+
+  @Test
+  void replay_and_scrub_run_over_distributed_domains() throws Exception {
+    String kept = ledger.file(TaskSpec.builder("scrubbed", "Keep").build());
+    String secret =
+        ledger.file(
+            TaskSpec.builder("scrubbed", "Secret")
+                .body("card 4111")
+                .origin("mail:7", "m1")
+                .build());
+    ledger.admit(secret);
+    Lease lease = ledger.claimNext("scrubbed", "w", LEASE, List.of(), Label.PUBLIC).orElseThrow();
+    ledger.complete(lease, "sent");
+    assertThat(ledger.scrubTasks("scrubbed", "mail:7", Redaction.ERASED)).isEqualTo(1);
+    assertThat(ledger.get(secret).spec().title()).isEqualTo("[erased]");
+    assertThat(ledger.get(secret).spec().body()).isEmpty();
+    assertThat(ledger.history(secret).toString()).doesNotContain("4111");
+    long events = ledger.replay();
+    assertThat(events).isPositive();
+    assertThat(ledger.get(secret).status()).isEqualTo(Status.COMPLETED);
+    assertThat(ledger.get(secret).spec().title()).isEqualTo("[erased]");
+    assertThat(ledger.get(kept).status()).isEqualTo(Status.PROPOSED);
+  }
+
+  @Test
+  void a_worker_pool_is_woken_through_the_coordinator_and_completes_its_tasks() throws Exception {
+    String domain = "pooled";
+    ledger.provision(domain);
+    java.util.Set<String> handled = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    try (WorkerPool pool =
+        WorkerPool.builder(ledger)
+            .dataSource(pool())
+            .pollInterval(Duration.ofMinutes(10))
+            .domain(
+                domain,
+                (task, ctx) -> {
+                  handled.add(task.id());
+                  return Outcome.done();
+                })
+            .start()) {
+      await(Duration.ofSeconds(60), pool::listening);
+      List<String> ids = new java.util.ArrayList<>();
+      for (int i = 0; i < 5; i++) {
+        String id = ledger.file(TaskSpec.builder(domain, "job " + i).build());
+        ledger.admit(id);
+        ids.add(id);
+      }
+      // the pool polls every 10 minutes: only the coordinator's notification wakes it
+      await(
+          Duration.ofSeconds(60),
+          () -> ids.stream().allMatch(id -> ledger.get(id).status() == Status.COMPLETED));
+      assertThat(handled).containsExactlyInAnyOrderElementsOf(ids);
+    }
+  }
+
+  static javax.sql.DataSource pool() {
+    return pool;
+  }
+
+  static void await(Duration bound, java.util.function.BooleanSupplier done) throws Exception {
+    long deadline = System.nanoTime() + bound.toNanos();
+    while (!done.getAsBoolean()) {
+      if (System.nanoTime() - deadline > 0) {
+        throw new AssertionError("not within " + bound);
+      }
+      Thread.sleep(50);
+    }
   }
 }
