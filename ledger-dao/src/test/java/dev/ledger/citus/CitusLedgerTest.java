@@ -239,6 +239,73 @@ class CitusLedgerTest {
     }
   }
 
+  @Test
+  void a_domain_moves_to_the_other_worker_while_a_pool_claims_and_completes() throws Exception {
+    String domain = "moving";
+    String schema = ledger.provision(domain);
+    int from = Integer.parseInt(nodeOf(domain));
+    int to =
+        cluster.workers().stream()
+            .mapToInt(CitusCluster.Node::port)
+            .filter(p -> p != from)
+            .findFirst()
+            .orElseThrow();
+    List<String> ids = new java.util.ArrayList<>();
+    for (int i = 0; i < 120; i++) {
+      String id = ledger.file(TaskSpec.builder(domain, "job " + i).build());
+      ledger.admit(id);
+      ids.add(id);
+    }
+    java.util.Map<String, Integer> runs = new java.util.concurrent.ConcurrentHashMap<>();
+    java.util.concurrent.CountDownLatch moved = new java.util.concurrent.CountDownLatch(1);
+    try (WorkerPool pool =
+        WorkerPool.builder(ledger)
+            .dataSource(pool())
+            .pollInterval(Duration.ofMillis(200))
+            .domain(
+                domain,
+                (task, ctx) -> {
+                  runs.merge(task.id(), 1, Integer::sum);
+                  // past the first ten, tasks stay leased in flight until the move is done: the
+                  // move happens between their claims and their completions
+                  if (runs.size() > 10 && !moved.await(60, java.util.concurrent.TimeUnit.SECONDS)) {
+                    throw new IllegalStateException("the move did not end within 60 s");
+                  }
+                  return Outcome.done();
+                })
+            .start()) {
+      await(Duration.ofSeconds(60), () -> runs.size() > 10);
+      try {
+        move(domain, to);
+      } finally {
+        moved.countDown();
+      }
+      await(
+          Duration.ofSeconds(120),
+          () -> ids.stream().allMatch(id -> ledger.get(id).status() == Status.COMPLETED));
+    }
+    assertThat(nodeOf(domain)).isEqualTo(Integer.toString(to));
+    // every task ran once and was claimed once: no double claim, none lost, none left leased
+    assertThat(runs.keySet()).containsExactlyInAnyOrderElementsOf(ids);
+    assertThat(runs.values()).containsOnly(1);
+    try (Connection c = DriverManager.getConnection(url)) {
+      assertThat(
+              Fixtures.rows(
+                  c,
+                  "SELECT task_id FROM \""
+                      + schema
+                      + "\".events WHERE kind = 'claimed' GROUP BY task_id HAVING count(*) > 1"))
+          .isEmpty();
+      assertThat(
+              Fixtures.count(
+                  c,
+                  "SELECT count(*) FROM \""
+                      + schema
+                      + "\".tasks WHERE status = 'completed' AND lease_until IS NULL"))
+          .isEqualTo(120);
+    }
+  }
+
   static javax.sql.DataSource pool() {
     return pool;
   }
