@@ -94,10 +94,20 @@ public final class Tools {
    * @return {@code file}
    */
   public static Path requireFile(Tool tool, Path file) {
+    return requireFile(tool, file, System.getProperty(REQUIRE_PROPERTY));
+  }
+
+  /**
+   * {@link #requireFile(Tool, Path)} with a given property value, for tests of this class.
+   *
+   * @param tool the program
+   * @param file the file that exists when it is installed
+   * @param required the property's value, may be null
+   * @return {@code file}
+   */
+  static Path requireFile(Tool tool, Path file, String required) {
     if (!Files.isRegularFile(file)) {
-      end(
-          tool.name() + " is not installed (" + tool.install() + ")",
-          isRequired(tool, System.getProperty(REQUIRE_PROPERTY)));
+      end(tool.name() + " is not installed (" + tool.install() + ")", isRequired(tool, required));
     }
     return file;
   }
