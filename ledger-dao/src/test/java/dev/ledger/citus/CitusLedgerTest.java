@@ -14,6 +14,8 @@ import dev.ledger.Redaction;
 import dev.ledger.Status;
 import dev.ledger.TaskSpec;
 import dev.ledger.WrongStateException;
+import dev.ledger.migrate.MigrationJob;
+import dev.ledger.migrate.MigrationReport;
 import dev.ledger.testing.CitusCluster;
 import dev.ledger.testing.Fixtures;
 import dev.ledger.testing.PostgresExtension;
@@ -304,6 +306,22 @@ class CitusLedgerTest {
                       + "\".tasks WHERE status = 'completed' AND lease_until IS NULL"))
           .isEqualTo(120);
     }
+  }
+
+  @Test
+  void the_migration_job_finds_every_distributed_schema_current_in_one_or_two_statements() {
+    ledger.provision("migrated");
+    // the first run checks what no run recorded yet (the directory), and records it
+    MigrationReport first = MigrationJob.builder().dataSource(pool()).build().migrate();
+    assertThat(first.ok()).isTrue();
+    assertThat(first.counts().failed()).isZero();
+    assertThat(first.counts().migrated()).isZero();
+    MigrationReport report = MigrationJob.builder().dataSource(pool()).build().migrate();
+    assertThat(report.ok()).isTrue();
+    assertThat(report.counts().checked()).isZero();
+    assertThat(report.counts().flywayRuns()).isZero();
+    assertThat(report.counts().current()).isEqualTo(report.counts().schemas());
+    assertThat(report.counts().catalogQueries()).isBetween(1, 2);
   }
 
   static javax.sql.DataSource pool() {
