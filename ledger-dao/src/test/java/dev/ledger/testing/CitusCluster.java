@@ -226,9 +226,6 @@ public final class CitusCluster implements AutoCloseable {
         }
       }
     }
-    if (Boolean.getBoolean("ledger.test.keepCitus")) {
-      return;
-    }
     try (Stream<Path> files = Files.walk(directory)) {
       files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
     } catch (IOException ignored) {
