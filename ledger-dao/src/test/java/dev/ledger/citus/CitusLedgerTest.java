@@ -158,6 +158,15 @@ class CitusLedgerTest {
     ledger.admit(late);
     assertThat(blocked("billing", late)).isFalse();
     assertThat(ledger.claim(late, Claimer.of("b")).taskId()).isEqualTo(late);
+    // a batch filing (fileAll, admitted at once): one waits on an open task, one on a completed one
+    String open = ledger.file(TaskSpec.builder("orders", "Open").build());
+    List<String> batch =
+        ledger.fileAll(
+            List.of(
+                TaskSpec.builder("billing", "Waits").dependsOn(List.of(open)).build(),
+                TaskSpec.builder("billing", "Ready").dependsOn(List.of(order)).build()));
+    assertThat(blocked("billing", batch.get(0))).isTrue();
+    assertThat(blocked("billing", batch.get(1))).isFalse();
   }
 
   @Test
