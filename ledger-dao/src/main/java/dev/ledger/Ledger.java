@@ -102,6 +102,7 @@ public final class Ledger extends LedgerOperations {
         "open",
         () -> {
           engine.directory().checkDirectory();
+          engine.citus();
           // resolved now, outside any transaction: a first filing in a caller's transaction must
           // not run Flyway on the caller's connection
           engine.directory().prepareProvisioning();

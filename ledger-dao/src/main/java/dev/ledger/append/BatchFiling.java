@@ -5,6 +5,7 @@ import static dev.ledger.codegen.db.ledger_template.Tables.EVENTS;
 import static dev.ledger.codegen.db.ledger_template.Tables.TASKS;
 
 import dev.ledger.InvalidInputException;
+import dev.ledger.Status;
 import dev.ledger.TaskSpec;
 import dev.ledger.Validation;
 import dev.ledger.codegen.convert.JsonConverter;
@@ -219,6 +220,15 @@ public final class BatchFiling {
                     DSL.inline(false, LEDGER_TASKS.COMPLETED))
                 .from(r))
         .execute();
+    if (engine.citus()) {
+      // the trigger of domain V8 finds no directory on a Citus worker: edges and flags here
+      for (TasksRecord row : rows) {
+        dev.ledger.kernel.CitusDirectory.filed(ctx, row.getId(), row.getDependsOn());
+        // domain V7's wake-up, from the coordinator
+        dev.ledger.kernel.CitusDirectory.wake(
+            ctx, domain, Status.parse(row.getStatus()), row.getNotBefore() != null);
+      }
+    }
     return ids;
   }
 

@@ -222,6 +222,9 @@ public final class Retries {
       throw new IllegalStateException(
           "admitting " + ids.size() + " due tasks updated " + n + " rows");
     }
+    if (engine.citus()) {
+      dev.ledger.kernel.CitusDirectory.wake(ctx, domain, Status.ADMITTED, false);
+    }
     return ids;
   }
 

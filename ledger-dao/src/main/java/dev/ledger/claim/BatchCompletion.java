@@ -109,18 +109,32 @@ public final class BatchCompletion {
     List<Completion> distinct = new ArrayList<>(byTask.values());
     Args args = Args.of(distinct);
     Map<String, Record> seen = new HashMap<>();
+    if (engine.citus()) {
+      for (CitusCompletion.Locked l :
+          CitusCompletion.complete(ctx, distinct, engine.now(), true).values()) {
+        Record r = ctx.newRecord(AVAILABLE);
+        r.set(TASKS.ID, l.id());
+        r.set(TASKS.STATUS, l.status());
+        r.set(TASKS.HOLDER, l.holder());
+        r.set(TASKS.ATTEMPTS, l.attempts());
+        r.set(DONE_ID, l.done() ? l.id() : null);
+        seen.put(l.id(), r);
+      }
+    }
     for (Record r :
-        availableStatement(ctx)
-            .fetch(
-                ctx,
-                AVAILABLE,
-                engine.now(),
-                args.ids,
-                args.holders,
-                args.attempts,
-                args.places,
-                args.payloads,
-                args.handoffs)) {
+        engine.citus()
+            ? List.<Record>of()
+            : availableStatement(ctx)
+                .fetch(
+                    ctx,
+                    AVAILABLE,
+                    engine.now(),
+                    args.ids,
+                    args.holders,
+                    args.attempts,
+                    args.places,
+                    args.payloads,
+                    args.handoffs)) {
       seen.put(r.get(TASKS.ID), r);
     }
     List<String> unseen = new ArrayList<>();
@@ -238,10 +252,17 @@ public final class BatchCompletion {
       handoffs[i] = c.handoff();
     }
     java.util.Set<String> done = new java.util.HashSet<>();
-    for (Record r :
-        statement(ctx)
-            .fetch(ctx, DONE, engine.now(), ids, holders, attempts, places, payloads, handoffs)) {
-      done.add(r.get(TASKS.ID));
+    if (engine.citus()) {
+      // Citus cannot run the one statement (CitusCompletion says why); it keeps the routes too
+      CitusCompletion.complete(ctx, distinct, engine.now(), false).values().stream()
+          .filter(CitusCompletion.Locked::done)
+          .forEach(l -> done.add(l.id()));
+    } else {
+      for (Record r :
+          statement(ctx)
+              .fetch(ctx, DONE, engine.now(), ids, holders, attempts, places, payloads, handoffs)) {
+        done.add(r.get(TASKS.ID));
+      }
     }
     for (Completion c : distinct) {
       if (!done.contains(c.lease().taskId())) {
@@ -249,7 +270,7 @@ public final class BatchCompletion {
       }
     }
     // the routes' completed and the dependents' blocked flags: the triggers (domain V8, directory
-    // V5), in this statement's transaction
+    // V5), in this statement's transaction (on Citus, CitusCompletion)
     return lost;
   }
 

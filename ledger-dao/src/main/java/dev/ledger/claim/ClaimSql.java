@@ -106,7 +106,7 @@ public final class ClaimSql {
    * {@link #MAX}.
    */
   private static CommonTableExpression<Record1<String>> claimCandidates(
-      CommonTableExpression<Record1<String>> windowed) {
+      CommonTableExpression<Record1<String>> windowed, boolean citus) {
     Tasks t = TASKS.as("t");
     return DSL.name("candidate")
         .fields("id")
@@ -114,7 +114,7 @@ public final class ClaimSql {
             DSL.select(t.ID)
                 .from(t)
                 .where(t.ID.in(DSL.select(windowed.field("id", String.class)).from(windowed)))
-                .and(claimable(t, NOW.field(), MANIFEST.field(), RANK.field()))
+                .and(claimable(t, NOW.field(), MANIFEST.field(), RANK.field(), citus))
                 .orderBy(t.PRIORITY.desc(), t.CREATED.asc())
                 .limit(MAX.field())
                 .forUpdate()
@@ -191,14 +191,19 @@ public final class ClaimSql {
    * its commit.
    */
   static Claimed claimIn(
-      RenderedStatement.Cache statements, DSLContext ctx, ClaimArgs a, int max, int window) {
+      RenderedStatement.Cache statements,
+      DSLContext ctx,
+      ClaimArgs a,
+      int max,
+      int window,
+      boolean citus) {
     RenderedStatement claim =
         statements.get(
             ctx,
-            "claim",
+            citus ? "claim on citus" : "claim",
             () -> {
               ClaimWindow cw = claimWindowCtes();
-              CommonTableExpression<Record1<String>> candidate = claimCandidates(cw.ids());
+              CommonTableExpression<Record1<String>> candidate = claimCandidates(cw.ids(), citus);
               CommonTableExpression<TasksRecord> claimed =
                   DSL.name("claimed")
                       .as(
@@ -234,6 +239,19 @@ public final class ClaimSql {
                 out.add(claimed.field(f));
               }
               out.add(size.field(WINDOW_ROWS.getName()));
+              if (citus) {
+                // Citus plans the INSERT of the events apart from the rest (an INSERT ... SELECT
+                // through intermediate results, which failed here): without it the statement
+                // goes whole to the domain's node, and the events follow in their own statements
+                return DSL.with(cw.classes())
+                    .with(cw.ids())
+                    .with(candidate)
+                    .with(claimed)
+                    .select(out)
+                    .from(size)
+                    .leftJoin(claimed)
+                    .on(DSL.trueCondition());
+              }
               return DSL.with(cw.classes())
                   .with(cw.ids())
                   .with(candidate)
@@ -244,21 +262,18 @@ public final class ClaimSql {
                   .leftJoin(claimed)
                   .on(DSL.trueCondition());
             },
-            List.of(NOW, UNTIL, HOLDER, MANIFEST, RANK, MAX, WINDOW, PAYLOAD));
+            citus
+                ? List.of(NOW, UNTIL, HOLDER, MANIFEST, RANK, MAX, WINDOW)
+                : List.of(NOW, UNTIL, HOLDER, MANIFEST, RANK, MAX, WINDOW, PAYLOAD));
     List<TasksRecord> rows = new java.util.ArrayList<>();
     int windowRows = 0;
-    for (Record r :
-        claim.fetch(
-            ctx,
-            CLAIMED,
-            a.now(),
-            a.until(),
-            a.holder(),
-            a.manifest(),
-            a.rank(),
-            max,
-            window,
-            a.payload())) {
+    Object[] binds =
+        citus
+            ? new Object[] {a.now(), a.until(), a.holder(), a.manifest(), a.rank(), max, window}
+            : new Object[] {
+              a.now(), a.until(), a.holder(), a.manifest(), a.rank(), max, window, a.payload()
+            };
+    for (Record r : claim.fetch(ctx, CLAIMED, binds)) {
       windowRows = r.get(WINDOW_ROWS);
       if (r.get(TASKS.ID) != null) {
         TasksRecord row = r.into(TASKS);
@@ -266,7 +281,27 @@ public final class ClaimSql {
         rows.add(row);
       }
     }
+    if (citus) {
+      logClaims(ctx, rows, a);
+    }
     return new Claimed(rows, windowRows);
+  }
+
+  /**
+   * The {@code claimed} events of a claim on Citus, one statement each in claim order (each goes to
+   * the domain's node as one router statement), in the claim's transaction.
+   */
+  private static void logClaims(DSLContext ctx, List<TasksRecord> rows, ClaimArgs a) {
+    List<TasksRecord> ordered = new java.util.ArrayList<>(rows);
+    ordered.sort(CLAIM_ORDER);
+    for (TasksRecord row : ordered) {
+      ctx.insertInto(EVENTS)
+          .set(EVENTS.TASK_ID, row.getId())
+          .set(EVENTS.KIND, EventKind.CLAIMED.wire())
+          .set(EVENTS.AT, a.now())
+          .set(EVENTS.PAYLOAD, a.payload())
+          .execute();
+    }
   }
 
   /**
@@ -292,7 +327,7 @@ public final class ClaimSql {
    * @param rank the claimer's handling level, as a label rank
    */
   static Condition claimable(
-      Tasks t, Field<Instant> now, Field<String> manifestJson, Field<Long> rank) {
+      Tasks t, Field<Instant> now, Field<String> manifestJson, Field<Long> rank, boolean citus) {
     Condition open =
         t.STATUS
             .in(DSL.inline(Status.ADMITTED.wire()), DSL.inline(Status.CLAIMED.wire()))
@@ -303,7 +338,9 @@ public final class ClaimSql {
             .or(DSL.condition("{0}::jsonb <@ {1}::jsonb", t.REQUIREMENTS, manifestJson));
     return open.and(t.LABEL_RANK.le(rank))
         .and(requirements)
-        .and(dependenciesCompleted(t))
+        // on Citus the directory's routes are on the coordinator, a local table a statement on a
+        // domain's node cannot join: the flag kept by CitusDirectory stands for them there
+        .and(citus ? DSL.not(t.BLOCKED) : dependenciesCompleted(t))
         .and(noOpenContinuation(t));
   }
 

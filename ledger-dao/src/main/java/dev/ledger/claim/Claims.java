@@ -103,7 +103,8 @@ public final class Claims {
             new Event.Claimed(holder, until).payload());
     ClaimSlack slack = slacks.computeIfAbsent(schema.get(), s -> new ClaimSlack());
     int window = ClaimSlack.window(max, slack.current());
-    ClaimSql.Claimed claimed = ClaimSql.claimIn(engine.statements(), ctx, args, max, window);
+    ClaimSql.Claimed claimed =
+        ClaimSql.claimIn(engine.statements(), ctx, args, max, window, engine.citus());
     List<TasksRecord> rows = new ArrayList<>(claimed.rows());
     // short of max with a full window: concurrent transactions hold (or just changed) rows of
     // the window; look behind them in a window 8 times larger, and widen the next claims'
@@ -112,7 +113,9 @@ public final class Claims {
         && window <= ClaimSql.MAX_CLAIM_WINDOW / 8
         && claimed.windowRows() >= window) {
       window *= 8;
-      claimed = ClaimSql.claimIn(engine.statements(), ctx, args, max - rows.size(), window);
+      claimed =
+          ClaimSql.claimIn(
+              engine.statements(), ctx, args, max - rows.size(), window, engine.citus());
       rows.addAll(claimed.rows());
     }
     slack.record(contended);
@@ -162,7 +165,8 @@ public final class Claims {
                                       t,
                                       DSL.val(now, t.LEASE_UNTIL),
                                       DSL.val(ClaimSql.jsonArray(manifest)),
-                                      DSL.val(handling.rank(), t.LABEL_RANK))));
+                                      DSL.val(handling.rank(), t.LABEL_RANK),
+                                      engine.citus())));
               if (!ok) {
                 throw wrong(row, "claim", ClaimSql.whyNotClaimable(row, now, manifest, handling));
               }

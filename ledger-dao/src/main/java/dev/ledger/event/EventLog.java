@@ -9,6 +9,7 @@ import dev.ledger.Status;
 import dev.ledger.TaskNotFoundException;
 import dev.ledger.WrongStateException;
 import dev.ledger.codegen.db.ledger_template.tables.records.TasksRecord;
+import dev.ledger.kernel.CitusDirectory;
 import dev.ledger.kernel.Engine;
 import dev.ledger.kernel.RenderedStatement;
 import dev.ledger.kernel.RenderedStatement.Slot;
@@ -209,6 +210,7 @@ public final class EventLog {
     if (changed.isEmpty()) {
       return;
     }
+    boolean statusChanged = row.changed(TASKS.STATUS);
     // the SET clause is built only when the statement is first rendered
     Supplier<Map<Field<?>, Field<?>>> set =
         () -> {
@@ -242,6 +244,18 @@ public final class EventLog {
           (insert ? "inserting" : "updating") + " task " + row.getId() + " wrote " + n + " rows");
     }
     row.changed(false);
+    if (engine.citus()) {
+      // domain V8's triggers find no directory on a Citus worker: the ledger keeps it here
+      Status status = Status.parse(row.getStatus());
+      if (insert) {
+        CitusDirectory.filed(ctx, row.getId(), row.getDependsOn());
+      } else if (statusChanged) {
+        CitusDirectory.statusChanged(ctx, List.of(row.getId()), status);
+      }
+      if (insert || statusChanged) {
+        CitusDirectory.wake(ctx, row.getDomain(), status, row.getNotBefore() != null);
+      }
+    }
   }
 
   /**

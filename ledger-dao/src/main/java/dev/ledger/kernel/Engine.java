@@ -36,6 +36,7 @@ public final class Engine {
   private final Clock clock;
   private final Bounds bounds;
   private final StorageErrors errors;
+  private volatile Boolean citus;
 
   /**
    * Creates the engine.
@@ -54,6 +55,22 @@ public final class Engine {
         new Directory(bounded, dsl, statements, config.runtimeDdl(), config.timeouts().lock());
     this.clock = config.clock();
     this.errors = new StorageErrors(config.timeouts());
+  }
+
+  /**
+   * Whether the ledger's database is a Citus coordinator ({@link Citus#installed}), looked up once
+   * (on a connection of its own, outside any transaction) and kept: the extension is not expected
+   * to come or go under an open ledger.
+   *
+   * @return true in Citus mode
+   */
+  public boolean citus() {
+    Boolean c = citus;
+    if (c == null) {
+      c = Citus.installed(dsl.directory());
+      citus = c;
+    }
+    return c;
   }
 
   /**

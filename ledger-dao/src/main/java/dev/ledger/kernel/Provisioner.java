@@ -224,6 +224,11 @@ final class Provisioner {
     LOG.info("provisioning schema {} for a new domain (Flyway)", schema);
     Flyway flyway = LedgerMigrations.domain(dataSource, schema).load();
     flyway.migrate();
+    if (Citus.installed(ctx)) {
+      // Flyway made the schema on its own connections: local when the database does not turn
+      // schema-based sharding on (docs/scale-out.md), distributed here with its triggers
+      Citus.distribute(ctx, schema);
+    }
     insertRoute(ctx, domain);
     recordState(ctx, schema, flyway);
   }
@@ -327,6 +332,10 @@ final class Provisioner {
    */
   private static void installRouted(
       DSLContext ctx, Provisioning provisioning, String domain, String schema) {
+    boolean citus = Citus.installed(ctx);
+    if (citus) {
+      Citus.keepLocal(ctx);
+    }
     ctx.connection(
         c -> {
           try {
@@ -340,6 +349,9 @@ final class Provisioner {
             throw failure;
           }
         });
+    if (citus) {
+      Citus.distribute(ctx, schema);
+    }
     insertRoute(ctx, domain);
     writeState(ctx, schema, provisioning.latest(), provisioning.digest());
   }

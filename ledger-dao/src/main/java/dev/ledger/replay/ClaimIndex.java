@@ -118,6 +118,37 @@ public final class ClaimIndex {
   }
 
   /**
+   * {@link #recomputeBlocked} in three statements, for Citus ({@code docs/scale-out.md}): the
+   * domain's tasks with dependencies (read on the domain's node), those of them with an open
+   * dependency (read in the directory, on the coordinator), then their flags set. One statement
+   * cannot join a distributed schema's table with the directory's local tables there.
+   *
+   * @param ctx a context in the replay transaction, mapped to the domain's schema
+   */
+  public static void recomputeBlockedApart(DSLContext ctx) {
+    String[] withDependencies =
+        ctx.select(TASKS.ID)
+            .from(TASKS)
+            .where(TASKS.DEPENDS_ON.ne(DSL.inline(List.<String>of(), TASKS.DEPENDS_ON)))
+            .fetchArray(TASKS.ID);
+    if (withDependencies.length == 0) {
+      return;
+    }
+    var r = LEDGER_TASKS.as("r");
+    String[] open =
+        ctx.selectDistinct(LEDGER_DEPENDENCIES.TASK_ID)
+            .from(LEDGER_DEPENDENCIES)
+            .leftJoin(r)
+            .on(r.ID.eq(LEDGER_DEPENDENCIES.DEPENDS_ON))
+            .where(LEDGER_DEPENDENCIES.TASK_ID.eq(DSL.any(withDependencies)))
+            .and(r.COMPLETED.isNull().or(r.COMPLETED.isFalse()))
+            .fetchArray(LEDGER_DEPENDENCIES.TASK_ID);
+    if (open.length > 0) {
+      ctx.update(TASKS).set(TASKS.BLOCKED, true).where(TASKS.ID.eq(DSL.any(open))).execute();
+    }
+  }
+
+  /**
    * The open dependencies of the task whose id is {@code taskId}: edges to a task not completed.
    */
   private static org.jooq.Select<?> openDependency(Field<String> taskId) {

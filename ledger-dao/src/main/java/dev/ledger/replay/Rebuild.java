@@ -49,7 +49,11 @@ public final class Rebuild {
       count += Replay.domain(tx.forSchema(schema), domain, schema);
     }
     for (String domain : domains) {
-      ClaimIndex.recomputeBlocked(engine.domain(tx, domain).orElseThrow());
+      if (engine.citus()) {
+        ClaimIndex.recomputeBlockedApart(engine.domain(tx, domain).orElseThrow());
+      } else {
+        ClaimIndex.recomputeBlocked(engine.domain(tx, domain).orElseThrow());
+      }
     }
     Replay.finish(tx.directory());
     return count;

@@ -69,7 +69,48 @@ public final class Tools {
   public static final Tool CHROMEDRIVER =
       new Tool("chromedriver", "sudo apt-get install chromium chromium-driver");
 
+  /**
+   * Citus, the PostgreSQL extension {@link CitusCluster} preloads into the machine's PostgreSQL 15;
+   * found by its library, {@value #CITUS_LIBRARY}, not on {@code PATH} ({@link #requireFile}).
+   */
+  public static final Tool CITUS =
+      new Tool(
+          "citus",
+          "run ../shared/tools/citus/install.sh as root; it installs Citus 13.2.2 into"
+              + " /usr/lib/postgresql/15");
+
+  /** The file whose presence says Citus is installed into the machine's PostgreSQL 15. */
+  public static final String CITUS_LIBRARY = "/usr/lib/postgresql/15/lib/citus.so";
+
   private Tools() {}
+
+  /**
+   * A program found by a file of its own rather than on {@code PATH} (a PostgreSQL extension's
+   * library), or the end of the test as {@link #require(Tool)}: skipped with {@code skipped: <name>
+   * is not installed (<install>)}, or failed when {@value #REQUIRE_PROPERTY} names it.
+   *
+   * @param tool the program
+   * @param file the file that exists when it is installed
+   * @return {@code file}
+   */
+  public static Path requireFile(Tool tool, Path file) {
+    return requireFile(tool, file, System.getProperty(REQUIRE_PROPERTY));
+  }
+
+  /**
+   * {@link #requireFile(Tool, Path)} with a given property value, for tests of this class.
+   *
+   * @param tool the program
+   * @param file the file that exists when it is installed
+   * @param required the property's value, may be null
+   * @return {@code file}
+   */
+  static Path requireFile(Tool tool, Path file, String required) {
+    if (!Files.isRegularFile(file)) {
+      end(tool.name() + " is not installed (" + tool.install() + ")", isRequired(tool, required));
+    }
+    return file;
+  }
 
   /**
    * The program's path, or the end of the test: skipped ({@link

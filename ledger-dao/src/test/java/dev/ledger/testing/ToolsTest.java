@@ -52,4 +52,20 @@ class ToolsTest {
     assertThatThrownBy(() -> Tools.require(ABSENT, dir.toString(), null))
         .isInstanceOf(TestAbortedException.class);
   }
+
+  @Test
+  void an_extension_is_found_by_its_library_and_skips_or_fails_without_it(@TempDir Path dir)
+      throws Exception {
+    Path library = dir.resolve("citus.so");
+    assertThatThrownBy(() -> Tools.requireFile(Tools.CITUS, library, "pgbouncer"))
+        .isExactlyInstanceOf(TestAbortedException.class)
+        .hasMessage(
+            "skipped: citus is not installed (run ../shared/tools/citus/install.sh as root; it"
+                + " installs Citus 13.2.2 into /usr/lib/postgresql/15)");
+    assertThatThrownBy(() -> Tools.requireFile(Tools.CITUS, library, "pgbouncer,citus"))
+        .isExactlyInstanceOf(AssertionFailedError.class)
+        .hasMessageEndingWith("and -Dledger.test.require requires it");
+    Files.writeString(library, "");
+    assertThat(Tools.requireFile(Tools.CITUS, library, "citus")).isEqualTo(library);
+  }
 }
