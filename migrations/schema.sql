@@ -142,6 +142,29 @@ CREATE TABLE ledger_retention (
     CONSTRAINT ledger_retention_retention_seconds_check CHECK (retention_seconds IS NULL OR retention_seconds > 0)
 );
 
+CREATE TABLE ledger_schedules (
+    name text NOT NULL,
+    domain text NOT NULL,
+    cron text,
+    zone text,
+    interval_seconds bigint,
+    title text NOT NULL,
+    body text NOT NULL,
+    requirements text[] NOT NULL,
+    label text NOT NULL,
+    priority bigint NOT NULL,
+    max_attempts bigint NOT NULL,
+    catch_up bigint NOT NULL,
+    paused boolean DEFAULT false NOT NULL,
+    last_tick timestamp with time zone,
+    next_tick timestamp with time zone,
+    created_at timestamp with time zone NOT NULL,
+    updated_at timestamp with time zone NOT NULL,
+    CONSTRAINT ledger_schedules_catch_up_check CHECK (catch_up >= 1 AND catch_up <= 1000),
+    CONSTRAINT ledger_schedules_check CHECK (cron IS NOT NULL AND zone IS NOT NULL AND interval_seconds IS NULL OR cron IS NULL AND zone IS NULL AND interval_seconds > 0),
+    CONSTRAINT ledger_schedules_pkey PRIMARY KEY (name)
+);
+
 CREATE TABLE ledger_schema_state (
     schema_name text NOT NULL,
     kind text NOT NULL,
@@ -162,6 +185,8 @@ CREATE TABLE ledger_tasks (
 );
 
 CREATE INDEX ledger_dependencies_task ON ledger_dependencies USING btree (task_id);
+
+CREATE INDEX ledger_schedules_due ON ledger_schedules USING btree (domain, next_tick) WHERE NOT paused;
 
 ALTER TABLE ledger_tasks ADD CONSTRAINT ledger_tasks_domain_fkey FOREIGN KEY (domain) REFERENCES ledger_domains(domain);
 
