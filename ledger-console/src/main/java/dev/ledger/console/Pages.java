@@ -46,8 +46,16 @@ final class Pages {
   private final Label handling;
   private final boolean readOnly;
   private final Clock clock;
+  private final FleetView fleet;
 
-  Pages(Ledger ledger, ReadModel reads, Label handling, boolean readOnly, Clock clock) {
+  Pages(
+      Ledger ledger,
+      ReadModel reads,
+      Label handling,
+      boolean readOnly,
+      Clock clock,
+      FleetView fleet) {
+    this.fleet = fleet;
     this.ledger = ledger;
     this.reads = reads;
     this.handling = handling;
@@ -62,6 +70,10 @@ final class Pages {
     String template;
     if (seg.isEmpty()) {
       template = overview(m);
+    } else if (seg.size() == 1 && seg.get(0).equals("tenants")) {
+      template = fleet.tenantsPage(m);
+    } else if (seg.size() == 1 && seg.get(0).equals("schemas")) {
+      template = fleet.schemasPage(m);
     } else if (seg.get(0).equals("domains") && seg.size() >= 2) {
       ReadModel.Domain d = domain(seg.get(1));
       m.put("domain", d.name());
@@ -622,6 +634,12 @@ final class Pages {
   // JSON API
 
   Response api(List<String> seg, Request req) {
+    if (seg.size() == 2 && seg.get(1).equals("tenants")) {
+      return Response.json(200, fleet.tenantsJson());
+    }
+    if (seg.size() == 2 && seg.get(1).equals("schemas")) {
+      return Response.json(200, fleet.schemasJson());
+    }
     if (seg.size() == 2 && seg.get(1).equals("domains")) {
       ArrayNode out = JSON.createArrayNode();
       for (ReadModel.Domain d : reads.domains()) {
