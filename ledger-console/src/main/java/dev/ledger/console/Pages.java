@@ -41,12 +41,16 @@ final class Pages {
 
   static final int PAGE_SIZE = 50;
 
+  /** Dead letters a group re-file reads per query. */
+  static final int REFILE_PAGE = 500;
+
   private final Ledger ledger;
   private final ReadModel reads;
   private final Label handling;
   private final boolean readOnly;
   private final Clock clock;
   private final FleetView fleet;
+  private final DeadLetterReads deadLetters;
 
   Pages(
       Ledger ledger,
@@ -56,6 +60,7 @@ final class Pages {
       Clock clock,
       FleetView fleet) {
     this.fleet = fleet;
+    this.deadLetters = new DeadLetterReads(reads);
     this.ledger = ledger;
     this.reads = reads;
     this.handling = handling;
@@ -121,7 +126,8 @@ final class Pages {
       }
       Instant oldest = reads.oldestAdmitted(d);
       r.put("oldestAdmitted", oldest == null ? "" : Format.age(Duration.between(oldest, now)));
-      r.put("deadLetters", ledger.deadLetters(d.name()).size());
+      int dead = deadLetters.count(d);
+      r.put("deadLetters", dead > deadLetters.cap() ? ">" + deadLetters.cap() : "" + dead);
       ReadModel.Throughput t = reads.lastHour(d);
       r.put("completedLastHour", (t.partial() ? "≥" : "") + t.completed());
       r.put("eventsLastHour", (t.partial() ? "≥" : "") + t.events());
@@ -243,57 +249,40 @@ final class Pages {
 
   private String dead(ReadModel.Domain d, Map<String, Object> m) {
     m.put("title", d.name() + ": dead letters");
-    Map<String, List<Task>> groups = new TreeMap<>();
-    for (Task t : ledger.deadLetters(d.name())) {
-      groups.computeIfAbsent(errorOf(t), k -> new ArrayList<>()).add(t);
-    }
+    DeadLetterReads.Groups groups = deadLetters.groups(d, handling);
     List<Map<String, Object>> out = new ArrayList<>();
-    groups.entrySet().stream()
-        .sorted((a, b) -> Integer.compare(b.getValue().size(), a.getValue().size()))
-        .forEach(
-            e -> {
-              Map<String, Object> g = new LinkedHashMap<>();
-              g.put("error", e.getKey());
-              g.put("errorParam", enc(e.getKey()));
-              g.put("count", e.getValue().size());
-              g.put(
-                  "tasks",
-                  e.getValue().stream()
-                      .limit(20)
-                      .map(
-                          t ->
-                              Map.of(
-                                  "id", t.id(),
-                                  "path", enc(t.id()),
-                                  "title", titleOf(t),
-                                  "attempts", t.attempts(),
-                                  "created", Format.time(t.created())))
-                      .toList());
-              g.put("more", Math.max(0, e.getValue().size() - 20));
-              out.add(g);
-            });
+    for (DeadLetterReads.Group g : groups.groups()) {
+      Map<String, Object> row = new LinkedHashMap<>();
+      row.put("error", g.error());
+      row.put("errorParam", enc(g.error()));
+      row.put("count", g.count());
+      row.put(
+          "tasks",
+          g.samples().stream()
+              .map(
+                  t ->
+                      Map.of(
+                          "id", t.id(),
+                          "path", enc(t.id()),
+                          "title",
+                              handling.canHandle(t.label()) ? nz(t.title()) : hiddenNote(t.label()),
+                          "attempts", t.attempts(),
+                          "created", Format.time(t.created())))
+              .toList());
+      row.put("more", Math.max(0, g.count() - g.samples().size()));
+      out.add(row);
+    }
     m.put("groups", out);
     m.put("none", out.isEmpty());
+    m.put("capped", groups.capped());
+    m.put("cap", deadLetters.cap());
     return "dead";
   }
 
   /** A dead letter's last error as grouped: the reason without its prefix, or hidden. */
   private String errorOf(Task t) {
-    if (!handling.canHandle(t.spec().classification())) {
-      return hiddenNote(t.spec().classification());
-    }
-    String r = t.reason() == null ? "" : t.reason();
-    if (r.startsWith(FailureRecord.DEAD_LETTER)) {
-      r = r.substring(FailureRecord.DEAD_LETTER.length()).strip();
-    }
-    java.util.regex.Matcher m = ATTEMPT.matcher(r);
-    return m.matches() ? m.group(1) : r;
+    return DeadLetterReads.error(t.spec().classification(), t.reason(), handling);
   }
-
-  /** A failed attempt's reason ({@link FailureRecord#reason()}): the error after its preamble. */
-  private static final java.util.regex.Pattern ATTEMPT =
-      java.util.regex.Pattern.compile(
-          "attempt \\d+ of \\d+ failed at \\S+: (.*)", java.util.regex.Pattern.DOTALL);
 
   private String titleOf(Task t) {
     return handling.canHandle(t.spec().classification())
@@ -306,14 +295,19 @@ final class Pages {
     if (error == null) {
       throw new IllegalArgumentException("error: which error group to re-file");
     }
-    List<Task> group =
-        ledger.deadLetters(d.name()).stream().filter(t -> errorOf(t).equals(error)).toList();
-    m.put("title", "Re-file " + group.size() + " dead letters?");
+    DeadLetterReads.Groups groups = deadLetters.groups(d, handling);
+    int count =
+        groups.groups().stream()
+            .filter(g -> g.error().equals(error))
+            .mapToInt(DeadLetterReads.Group::count)
+            .sum();
+    String shown = groups.capped() ? "at least " + count : String.valueOf(count);
+    m.put("title", "Re-file " + shown + " dead letters?");
     m.put("question", "Re-file every dead letter of " + d.name() + " whose last error is:");
     m.put("subject", error);
     m.put("action", m.get("base") + "/domains/" + enc(d.name()) + "/dead/refile");
     m.put("fields", List.of(Map.of("name", "error", "value", error)));
-    m.put("count", group.size());
+    m.put("count", shown);
     m.put("back", m.get("base") + "/domains/" + enc(d.name()) + "/dead");
     return "confirm";
   }
@@ -536,7 +530,13 @@ final class Pages {
     m.put("question", "Really " + action + " task " + t.id() + " (" + t.status().wire() + ")?");
     m.put("subject", titleOf(t));
     m.put("action", m.get("base") + "/tasks/" + enc(t.id()) + "/" + action);
-    m.put("fields", List.of());
+    m.put(
+        "fields",
+        action.equals("release")
+            ? List.of(
+                Map.of("name", "holder", "value", nz(t.holder())),
+                Map.of("name", "attempt", "value", String.valueOf(t.attempts())))
+            : List.of());
     m.put("needsReason", action.equals("invalidate") || action.equals("rescore"));
     m.put("needsPriority", action.equals("rescore"));
     m.put("priority", t.spec().priority());
@@ -557,8 +557,7 @@ final class Pages {
       String shown = t.id();
       switch (action) {
         case "admit" -> ledger.admit(t.id());
-        case "release" ->
-            ledger.release(new Lease(t.id(), t.holder(), t.attempts(), t.leaseUntil()));
+        case "release" -> ledger.release(seenLease(t, req));
         case "invalidate" -> ledger.invalidate(t.id(), req.formValue("reason"), null);
         case "rescore" -> {
           String p = req.formValue("priority");
@@ -587,10 +586,19 @@ final class Pages {
       if (error == null) {
         throw new IllegalArgumentException("error: which error group to re-file");
       }
-      for (Task t : ledger.deadLetters(d.name())) {
-        if (errorOf(t).equals(error)) {
-          written.add(writtenBy(ledger.refile(t.id()), 0));
+      // a page at a time in claim order (keyset), so a large group never loads at once
+      ReadModel.Cursor after = null;
+      while (true) {
+        List<DeadLetterReads.Dead> page = deadLetters.page(d, after, REFILE_PAGE);
+        for (DeadLetterReads.Dead t : page) {
+          if (DeadLetterReads.error(t.label(), t.reason(), handling).equals(error)) {
+            written.add(writtenBy(ledger.refile(t.id()), 0));
+          }
         }
+        if (page.size() < REFILE_PAGE) {
+          break;
+        }
+        after = page.get(page.size() - 1).cursor();
       }
       title = "re-file " + written.size() + " dead letters of " + d.name();
     } else {
@@ -600,6 +608,29 @@ final class Pages {
     m.put("done", title);
     m.put("tasks", written);
     return Response.html(200, views.render("done", m));
+  }
+
+  /**
+   * The lease a release names: the holder and attempt the confirm page showed (its hidden fields),
+   * so a claim taken in between is refused by the ledger (lease lost) instead of released; a
+   * request without them (a script) names the task's current lease.
+   */
+  private static Lease seenLease(Task t, Request req) {
+    String holder = req.formValue("holder");
+    String attempt = req.formValue("attempt");
+    if (holder == null && attempt == null) {
+      return new Lease(t.id(), t.holder(), t.attempts(), t.leaseUntil());
+    }
+    if (holder == null || attempt == null) {
+      throw new IllegalArgumentException("holder and attempt: give both, or neither");
+    }
+    long n;
+    try {
+      n = Long.parseLong(attempt.strip());
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("attempt: must be a whole number");
+    }
+    return new Lease(t.id(), holder, n, t.leaseUntil());
   }
 
   private long lastSeq(String id) {
@@ -655,6 +686,9 @@ final class Pages {
         c.capped().forEach(s -> capped.add(s.wire()));
         o.put("countCap", ReadModel.COUNT_CAP);
         o.put("estimatedTasks", c.estimatedRows());
+        int dead = deadLetters.count(d);
+        o.put("deadLetters", Math.min(dead, deadLetters.cap()));
+        o.put("deadLettersCapped", dead > deadLetters.cap());
       }
       return Response.json(200, out.toString());
     }
@@ -684,6 +718,22 @@ final class Pages {
         t.put("attempts", r.attempts());
       }
       o.put("next", page.next() == null ? null : page.next().token());
+      return Response.json(200, o.toString());
+    }
+    if (seg.size() == 4 && seg.get(1).equals("domains") && seg.get(3).equals("dead")) {
+      ReadModel.Domain d = domain(seg.get(2));
+      DeadLetterReads.Groups groups = deadLetters.groups(d, handling);
+      ObjectNode o = JSON.createObjectNode();
+      o.put("domain", d.name());
+      o.put("capped", groups.capped());
+      ArrayNode out = o.putArray("groups");
+      for (DeadLetterReads.Group g : groups.groups()) {
+        ObjectNode n = out.addObject();
+        n.put("error", g.error());
+        n.put("count", g.count());
+        ArrayNode ids = n.putArray("tasks");
+        g.samples().forEach(t -> ids.add(t.id()));
+      }
       return Response.json(200, o.toString());
     }
     if (seg.size() == 3 && seg.get(1).equals("tasks")) {

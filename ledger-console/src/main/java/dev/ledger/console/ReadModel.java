@@ -66,7 +66,8 @@ final class ReadModel {
     this.queryTimeoutSeconds = queryTimeoutSeconds;
   }
 
-  private DSLContext dsl(String domainSchema) {
+  /** A context render-mapped to a domain schema (or the directory only, when null). */
+  DSLContext dsl(String domainSchema) {
     RenderMapping mapping =
         new RenderMapping()
             .withSchemata(new MappedSchema().withInput(DIRECTORY).withOutput(directorySchema));
