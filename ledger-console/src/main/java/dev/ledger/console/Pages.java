@@ -124,8 +124,12 @@ final class Pages {
       for (Status s : Status.values()) {
         r.put(s.wire(), c.show(s));
       }
-      Instant oldest = reads.oldestAdmitted(d);
-      r.put("oldestAdmitted", oldest == null ? "" : Format.age(Duration.between(oldest, now)));
+      ReadModel.Oldest oldest = reads.oldestAdmitted(d);
+      r.put(
+          "oldestAdmitted",
+          oldest.at() == null
+              ? ""
+              : (oldest.bounded() ? "≥" : "") + Format.age(Duration.between(oldest.at(), now)));
       int dead = deadLetters.count(d);
       r.put("deadLetters", dead > deadLetters.cap() ? ">" + deadLetters.cap() : "" + dead);
       ReadModel.Throughput t = reads.lastHour(d);

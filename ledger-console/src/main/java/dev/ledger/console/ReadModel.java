@@ -175,17 +175,26 @@ final class ReadModel {
   }
 
   /**
-   * When the oldest admitted task of a domain was filed: the lowest {@code created} among admitted
-   * tasks, read from {@code tasks_queue} (index only, as deep as the admitted tasks go).
+   * When the oldest admitted task of a domain was filed, from at most {@link #COUNT_CAP} + 1
+   * admitted tasks ({@code tasks_queue}, index only): no index orders admitted tasks by creation
+   * alone, so a deeper admitted queue is not read to its end.
    *
-   * @return the time, or null when none is admitted
+   * @param at the lowest {@code created} among the admitted tasks read, or null when none is
+   * @param bounded true when there were more than {@link #COUNT_CAP} admitted tasks: the oldest is
+   *     then at least as old as {@code at}
    */
-  Instant oldestAdmitted(Domain d) {
-    return dsl(d.schema())
-        .select(DSL.min(TASKS.CREATED))
-        .from(TASKS)
-        .where(TASKS.STATUS.eq(DSL.inline(Status.ADMITTED.wire())))
-        .fetchOne(0, Instant.class);
+  record Oldest(Instant at, boolean bounded) {}
+
+  Oldest oldestAdmitted(Domain d) {
+    var admitted =
+        DSL.select(TASKS.CREATED)
+            .from(TASKS)
+            .where(TASKS.STATUS.eq(DSL.inline(Status.ADMITTED.wire())))
+            .limit(COUNT_CAP + 1)
+            .asTable("admitted");
+    Field<Instant> created = admitted.field(TASKS.CREATED);
+    Record r = dsl(d.schema()).select(DSL.min(created), DSL.count()).from(admitted).fetchOne();
+    return new Oldest(r.get(0, Instant.class), r.get(1, Integer.class) > COUNT_CAP);
   }
 
   /**
