@@ -318,6 +318,11 @@ public final class Console {
       return secure(error(api, 409, e.getMessage(), request));
     } catch (IllegalArgumentException e) {
       return secure(error(api, 400, e.getMessage(), request));
+    } catch (dev.ledger.migrate.MigrationException e) {
+      // the fleet's control database or a tenant's (tenants, schema versions): its messages hold
+      // no DSN by contract
+      LOG.warn("ledger console: {} on {} {}", e.reason(), request.method(), api);
+      return secure(error(api, 503, e.getMessage(), request));
     } catch (LedgerException e) {
       LOG.warn("ledger console: {} on {} {}", e.getClass().getSimpleName(), request.method(), api);
       return secure(error(api, 503, e.getMessage(), request));

@@ -333,17 +333,6 @@ final class ReadModel {
     List<QueueRow> merged = new ArrayList<>();
     for (Status s : filter.statuses()) {
       Condition where = TASKS.STATUS.eq(DSL.inline(s.wire()));
-      if (after != null) {
-        where =
-            where
-                .and(TASKS.PRIORITY.le(after.priority()))
-                .and(
-                    TASKS
-                        .PRIORITY
-                        .lt(after.priority())
-                        .or(TASKS.CREATED.gt(after.created()))
-                        .or(TASKS.CREATED.eq(after.created()).and(TASKS.ID.gt(after.id()))));
-      }
       if (filter.label() != null) {
         where = where.and(TASKS.LABEL_RANK.eq(filter.label().rank()));
       }
@@ -369,13 +358,23 @@ final class ReadModel {
                         .containsIgnoreCase(filter.text())
                         .or(TASKS.BODY.containsIgnoreCase(filter.text())));
       }
-      merged.addAll(
-          ctx.select(ROW)
-              .from(TASKS)
-              .where(where)
-              .orderBy(TASKS.PRIORITY.desc(), TASKS.CREATED.asc(), TASKS.ID.asc())
-              .limit(limit + 1)
-              .fetch(ReadModel::row));
+      if (after == null) {
+        merged.addAll(page(ctx, where, limit));
+      } else {
+        // two index ranges, not one OR: the rest of the cursor's priority (an index range from its
+        // created on, `created >= c` spelled out so the index bounds the scan), then the lower
+        // priorities. With the OR alone, PostgreSQL bounds the scan by priority only and filters
+        // every row of the cursor's priority before it (measured by B15: 229 ms at row 500,000)
+        merged.addAll(
+            page(
+                ctx,
+                where
+                    .and(TASKS.PRIORITY.eq(after.priority()))
+                    .and(TASKS.CREATED.ge(after.created()))
+                    .and(TASKS.CREATED.gt(after.created()).or(TASKS.ID.gt(after.id()))),
+                limit));
+        merged.addAll(page(ctx, where.and(TASKS.PRIORITY.lt(after.priority())), limit));
+      }
     }
     merged.sort(CLAIM_ORDER);
     if (merged.size() <= limit) {
@@ -383,6 +382,15 @@ final class ReadModel {
     }
     List<QueueRow> rows = List.copyOf(merged.subList(0, limit));
     return new Page(rows, rows.get(limit - 1).cursor());
+  }
+
+  private static List<QueueRow> page(DSLContext ctx, Condition where, int limit) {
+    return ctx.select(ROW)
+        .from(TASKS)
+        .where(where)
+        .orderBy(TASKS.PRIORITY.desc(), TASKS.CREATED.asc(), TASKS.ID.asc())
+        .limit(limit + 1)
+        .fetch(ReadModel::row);
   }
 
   static final Comparator<QueueRow> CLAIM_ORDER =

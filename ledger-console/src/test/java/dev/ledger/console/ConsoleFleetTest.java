@@ -205,6 +205,26 @@ class ConsoleFleetTest {
   }
 
   @Test
+  void an_unreachable_control_database_answers_503_without_its_dsn() throws Exception {
+    org.postgresql.ds.PGSimpleDataSource gone = new org.postgresql.ds.PGSimpleDataSource();
+    gone.setUrl(UNREACHABLE);
+    gone.setConnectTimeout(2);
+    try (ConsoleServer s =
+        ConsoleServer.start(
+            Console.builder(Ledger.open(PG.dataSource()), PG.dataSource())
+                .password(PASSWORD.toCharArray())
+                .control(gone, "public")
+                .build(),
+            new InetSocketAddress("127.0.0.1", 0))) {
+      HttpResponse<String> r = http(s).getBasic("/api/tenants", "admin", PASSWORD);
+      assertThat(r.statusCode()).isEqualTo(503);
+      assertThat(JSON.readTree(r.body()).get("error").asText()).contains("control database");
+      assertNoSecret(r.body());
+      assertThat(r.body()).doesNotContain("nowhere").doesNotContain("ghost");
+    }
+  }
+
+  @Test
   void the_pages_need_a_login() {
     assertThat(http(withFleet).get("/api/tenants").statusCode()).isEqualTo(401);
     assertThat(http(withFleet).get("/tenants").statusCode()).isEqualTo(303);
