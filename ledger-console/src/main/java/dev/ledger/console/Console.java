@@ -84,7 +84,14 @@ public final class Console {
     this.passwordDigest = b.password == null ? null : digest(new String(b.password));
     this.reads = new ReadModel(b.dataSource, b.directorySchema, b.clock, b.queryTimeoutSeconds);
     this.sessions = new Sessions(b.clock);
-    this.pages = new Pages(ledger, reads, handling, readOnly, clock);
+    this.pages =
+        new Pages(
+            ledger,
+            reads,
+            handling,
+            readOnly,
+            clock,
+            new FleetView(b.dataSource, b.directorySchema, b.control, b.controlSchema));
   }
 
   /**
@@ -110,6 +117,8 @@ public final class Console {
     private String basePath = "";
     private Clock clock = Clock.systemUTC();
     private int queryTimeoutSeconds = 10;
+    private DataSource control;
+    private String controlSchema = "public";
 
     private Builder(Ledger ledger, DataSource dataSource) {
       this.ledger = ledger;
@@ -188,6 +197,21 @@ public final class Console {
     }
 
     /**
+     * A fleet's control database (its tenant registry, as {@code ledger-app fleet} takes it with
+     * {@code --control}): the tenants page lists its tenants, and the schema-versions page plans
+     * each of them. Without one, those pages say so and show the console's own database only.
+     *
+     * @param control the control database, or null for none; the console never closes it
+     * @param schema the registry's schema in it, unquoted ({@code public} as the fleet's default)
+     * @return this builder
+     */
+    public Builder control(DataSource control, String schema) {
+      this.control = control;
+      this.controlSchema = schema;
+      return this;
+    }
+
+    /**
      * The clock for ages, leases and sessions.
      *
      * @param clock the clock, the system's UTC clock by default
@@ -233,6 +257,10 @@ public final class Console {
       }
       if (directorySchema == null || !directorySchema.matches("[a-z_][a-z0-9_]{0,62}")) {
         throw new IllegalArgumentException("directorySchema: must be a lowercase identifier");
+      }
+      if (control != null
+          && (controlSchema == null || !controlSchema.matches("[a-z_][a-z0-9_]{0,62}"))) {
+        throw new IllegalArgumentException("controlSchema: must be a lowercase identifier");
       }
       if (queryTimeoutSeconds < 1 || queryTimeoutSeconds > 300) {
         throw new IllegalArgumentException("queryTimeoutSeconds: must be 1 to 300");
@@ -290,6 +318,11 @@ public final class Console {
       return secure(error(api, 409, e.getMessage(), request));
     } catch (IllegalArgumentException e) {
       return secure(error(api, 400, e.getMessage(), request));
+    } catch (dev.ledger.migrate.MigrationException e) {
+      // the fleet's control database or a tenant's (tenants, schema versions): its messages hold
+      // no DSN by contract
+      LOG.warn("ledger console: {} on {} {}", e.reason(), request.method(), api);
+      return secure(error(api, 503, e.getMessage(), request));
     } catch (LedgerException e) {
       LOG.warn("ledger console: {} on {} {}", e.getClass().getSimpleName(), request.method(), api);
       return secure(error(api, 503, e.getMessage(), request));

@@ -1,8 +1,6 @@
 package dev.ledger.console;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.ledger.FailureRecord;
 import dev.ledger.Label;
 import dev.ledger.Lease;
@@ -33,21 +31,35 @@ final class Pages {
   static final ObjectMapper JSON = new ObjectMapper();
 
   /** Event kinds whose payload carries no free text: shown even for a task above handling. */
-  private static final Set<String> PLAIN_KINDS =
-      Set.of("admitted", "released", "claimed", "heartbeat");
+  static final Set<String> PLAIN_KINDS = Set.of("admitted", "released", "claimed", "heartbeat");
 
   /** The statuses a queue page shows when none is asked for: the open ones. */
   static final Set<Status> OPEN = EnumSet.of(Status.PROPOSED, Status.ADMITTED, Status.CLAIMED);
 
   static final int PAGE_SIZE = 50;
 
+  /** Dead letters a group re-file reads per query. */
+  static final int REFILE_PAGE = 500;
+
   private final Ledger ledger;
   private final ReadModel reads;
   private final Label handling;
   private final boolean readOnly;
   private final Clock clock;
+  private final FleetView fleet;
+  private final DeadLetterReads deadLetters;
+  private final Api api;
 
-  Pages(Ledger ledger, ReadModel reads, Label handling, boolean readOnly, Clock clock) {
+  Pages(
+      Ledger ledger,
+      ReadModel reads,
+      Label handling,
+      boolean readOnly,
+      Clock clock,
+      FleetView fleet) {
+    this.fleet = fleet;
+    this.deadLetters = new DeadLetterReads(reads);
+    this.api = new Api(this, ledger, reads, deadLetters, fleet, handling, clock);
     this.ledger = ledger;
     this.reads = reads;
     this.handling = handling;
@@ -62,6 +74,10 @@ final class Pages {
     String template;
     if (seg.isEmpty()) {
       template = overview(m);
+    } else if (seg.size() == 1 && seg.get(0).equals("tenants")) {
+      template = fleet.tenantsPage(m);
+    } else if (seg.size() == 1 && seg.get(0).equals("schemas")) {
+      template = fleet.schemasPage(m);
     } else if (seg.get(0).equals("domains") && seg.size() >= 2) {
       ReadModel.Domain d = domain(seg.get(1));
       m.put("domain", d.name());
@@ -87,7 +103,7 @@ final class Pages {
     return Response.html(200, views.render(template, m));
   }
 
-  private ReadModel.Domain domain(String name) {
+  ReadModel.Domain domain(String name) {
     ReadModel.Domain d = reads.domain(name);
     if (d == null) {
       throw new Console.Refusal(404, "no such domain (no task was ever filed in it)");
@@ -107,9 +123,14 @@ final class Pages {
       for (Status s : Status.values()) {
         r.put(s.wire(), c.show(s));
       }
-      Instant oldest = reads.oldestAdmitted(d);
-      r.put("oldestAdmitted", oldest == null ? "" : Format.age(Duration.between(oldest, now)));
-      r.put("deadLetters", ledger.deadLetters(d.name()).size());
+      ReadModel.Oldest oldest = reads.oldestAdmitted(d);
+      r.put(
+          "oldestAdmitted",
+          oldest.at() == null
+              ? ""
+              : (oldest.bounded() ? "≥" : "") + Format.age(Duration.between(oldest.at(), now)));
+      int dead = deadLetters.count(d);
+      r.put("deadLetters", dead > deadLetters.cap() ? ">" + deadLetters.cap() : "" + dead);
       ReadModel.Throughput t = reads.lastHour(d);
       r.put("completedLastHour", (t.partial() ? "≥" : "") + t.completed());
       r.put("eventsLastHour", (t.partial() ? "≥" : "") + t.events());
@@ -121,7 +142,7 @@ final class Pages {
     return "overview";
   }
 
-  private ReadModel.QueueFilter filter(Request req) {
+  ReadModel.QueueFilter filter(Request req) {
     Set<Status> statuses = EnumSet.noneOf(Status.class);
     for (String s : req.params("status")) {
       if (s.equals("all")) {
@@ -142,7 +163,7 @@ final class Pages {
         req.param("text"));
   }
 
-  private int limit(Request req) {
+  int limit(Request req) {
     String l = req.param("limit");
     if (l == null) {
       return PAGE_SIZE;
@@ -231,57 +252,40 @@ final class Pages {
 
   private String dead(ReadModel.Domain d, Map<String, Object> m) {
     m.put("title", d.name() + ": dead letters");
-    Map<String, List<Task>> groups = new TreeMap<>();
-    for (Task t : ledger.deadLetters(d.name())) {
-      groups.computeIfAbsent(errorOf(t), k -> new ArrayList<>()).add(t);
-    }
+    DeadLetterReads.Groups groups = deadLetters.groups(d, handling);
     List<Map<String, Object>> out = new ArrayList<>();
-    groups.entrySet().stream()
-        .sorted((a, b) -> Integer.compare(b.getValue().size(), a.getValue().size()))
-        .forEach(
-            e -> {
-              Map<String, Object> g = new LinkedHashMap<>();
-              g.put("error", e.getKey());
-              g.put("errorParam", enc(e.getKey()));
-              g.put("count", e.getValue().size());
-              g.put(
-                  "tasks",
-                  e.getValue().stream()
-                      .limit(20)
-                      .map(
-                          t ->
-                              Map.of(
-                                  "id", t.id(),
-                                  "path", enc(t.id()),
-                                  "title", titleOf(t),
-                                  "attempts", t.attempts(),
-                                  "created", Format.time(t.created())))
-                      .toList());
-              g.put("more", Math.max(0, e.getValue().size() - 20));
-              out.add(g);
-            });
+    for (DeadLetterReads.Group g : groups.groups()) {
+      Map<String, Object> row = new LinkedHashMap<>();
+      row.put("error", g.error());
+      row.put("errorParam", enc(g.error()));
+      row.put("count", g.count());
+      row.put(
+          "tasks",
+          g.samples().stream()
+              .map(
+                  t ->
+                      Map.of(
+                          "id", t.id(),
+                          "path", enc(t.id()),
+                          "title",
+                              handling.canHandle(t.label()) ? nz(t.title()) : hiddenNote(t.label()),
+                          "attempts", t.attempts(),
+                          "created", Format.time(t.created())))
+              .toList());
+      row.put("more", Math.max(0, g.count() - g.samples().size()));
+      out.add(row);
+    }
     m.put("groups", out);
     m.put("none", out.isEmpty());
+    m.put("capped", groups.capped());
+    m.put("cap", deadLetters.cap());
     return "dead";
   }
 
   /** A dead letter's last error as grouped: the reason without its prefix, or hidden. */
   private String errorOf(Task t) {
-    if (!handling.canHandle(t.spec().classification())) {
-      return hiddenNote(t.spec().classification());
-    }
-    String r = t.reason() == null ? "" : t.reason();
-    if (r.startsWith(FailureRecord.DEAD_LETTER)) {
-      r = r.substring(FailureRecord.DEAD_LETTER.length()).strip();
-    }
-    java.util.regex.Matcher m = ATTEMPT.matcher(r);
-    return m.matches() ? m.group(1) : r;
+    return DeadLetterReads.error(t.spec().classification(), t.reason(), handling);
   }
-
-  /** A failed attempt's reason ({@link FailureRecord#reason()}): the error after its preamble. */
-  private static final java.util.regex.Pattern ATTEMPT =
-      java.util.regex.Pattern.compile(
-          "attempt \\d+ of \\d+ failed at \\S+: (.*)", java.util.regex.Pattern.DOTALL);
 
   private String titleOf(Task t) {
     return handling.canHandle(t.spec().classification())
@@ -294,14 +298,19 @@ final class Pages {
     if (error == null) {
       throw new IllegalArgumentException("error: which error group to re-file");
     }
-    List<Task> group =
-        ledger.deadLetters(d.name()).stream().filter(t -> errorOf(t).equals(error)).toList();
-    m.put("title", "Re-file " + group.size() + " dead letters?");
+    DeadLetterReads.Groups groups = deadLetters.groups(d, handling);
+    int count =
+        groups.groups().stream()
+            .filter(g -> g.error().equals(error))
+            .mapToInt(DeadLetterReads.Group::count)
+            .sum();
+    String shown = groups.capped() ? "at least " + count : String.valueOf(count);
+    m.put("title", "Re-file " + shown + " dead letters?");
     m.put("question", "Re-file every dead letter of " + d.name() + " whose last error is:");
     m.put("subject", error);
     m.put("action", m.get("base") + "/domains/" + enc(d.name()) + "/dead/refile");
     m.put("fields", List.of(Map.of("name", "error", "value", error)));
-    m.put("count", group.size());
+    m.put("count", shown);
     m.put("back", m.get("base") + "/domains/" + enc(d.name()) + "/dead");
     return "confirm";
   }
@@ -524,7 +533,13 @@ final class Pages {
     m.put("question", "Really " + action + " task " + t.id() + " (" + t.status().wire() + ")?");
     m.put("subject", titleOf(t));
     m.put("action", m.get("base") + "/tasks/" + enc(t.id()) + "/" + action);
-    m.put("fields", List.of());
+    m.put(
+        "fields",
+        action.equals("release")
+            ? List.of(
+                Map.of("name", "holder", "value", nz(t.holder())),
+                Map.of("name", "attempt", "value", String.valueOf(t.attempts())))
+            : List.of());
     m.put("needsReason", action.equals("invalidate") || action.equals("rescore"));
     m.put("needsPriority", action.equals("rescore"));
     m.put("priority", t.spec().priority());
@@ -545,8 +560,7 @@ final class Pages {
       String shown = t.id();
       switch (action) {
         case "admit" -> ledger.admit(t.id());
-        case "release" ->
-            ledger.release(new Lease(t.id(), t.holder(), t.attempts(), t.leaseUntil()));
+        case "release" -> ledger.release(seenLease(t, req));
         case "invalidate" -> ledger.invalidate(t.id(), req.formValue("reason"), null);
         case "rescore" -> {
           String p = req.formValue("priority");
@@ -575,10 +589,19 @@ final class Pages {
       if (error == null) {
         throw new IllegalArgumentException("error: which error group to re-file");
       }
-      for (Task t : ledger.deadLetters(d.name())) {
-        if (errorOf(t).equals(error)) {
-          written.add(writtenBy(ledger.refile(t.id()), 0));
+      // a page at a time in claim order (keyset), so a large group never loads at once
+      ReadModel.Cursor after = null;
+      while (true) {
+        List<DeadLetterReads.Dead> page = deadLetters.page(d, after, REFILE_PAGE);
+        for (DeadLetterReads.Dead t : page) {
+          if (DeadLetterReads.error(t.label(), t.reason(), handling).equals(error)) {
+            written.add(writtenBy(ledger.refile(t.id()), 0));
+          }
         }
+        if (page.size() < REFILE_PAGE) {
+          break;
+        }
+        after = page.get(page.size() - 1).cursor();
       }
       title = "re-file " + written.size() + " dead letters of " + d.name();
     } else {
@@ -588,6 +611,29 @@ final class Pages {
     m.put("done", title);
     m.put("tasks", written);
     return Response.html(200, views.render("done", m));
+  }
+
+  /**
+   * The lease a release names: the holder and attempt the confirm page showed (its hidden fields),
+   * so a claim taken in between is refused by the ledger (lease lost) instead of released; a
+   * request without them (a script) names the task's current lease.
+   */
+  private static Lease seenLease(Task t, Request req) {
+    String holder = req.formValue("holder");
+    String attempt = req.formValue("attempt");
+    if (holder == null && attempt == null) {
+      return new Lease(t.id(), t.holder(), t.attempts(), t.leaseUntil());
+    }
+    if (holder == null || attempt == null) {
+      throw new IllegalArgumentException("holder and attempt: give both, or neither");
+    }
+    long n;
+    try {
+      n = Long.parseLong(attempt.strip());
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("attempt: must be a whole number");
+    }
+    return new Lease(t.id(), holder, n, t.leaseUntil());
   }
 
   private long lastSeq(String id) {
@@ -622,99 +668,7 @@ final class Pages {
   // JSON API
 
   Response api(List<String> seg, Request req) {
-    if (seg.size() == 2 && seg.get(1).equals("domains")) {
-      ArrayNode out = JSON.createArrayNode();
-      for (ReadModel.Domain d : reads.domains()) {
-        ReadModel.Counts c = reads.counts(d);
-        ObjectNode o = out.addObject();
-        o.put("domain", d.name());
-        o.put("schema", d.schema());
-        ObjectNode counts = o.putObject("counts");
-        for (Status s : Status.values()) {
-          counts.put(s.wire(), c.counts().get(s));
-        }
-        ArrayNode capped = o.putArray("countsCapped");
-        c.capped().forEach(s -> capped.add(s.wire()));
-        o.put("countCap", ReadModel.COUNT_CAP);
-        o.put("estimatedTasks", c.estimatedRows());
-      }
-      return Response.json(200, out.toString());
-    }
-    if (seg.size() == 4 && seg.get(1).equals("domains") && seg.get(3).equals("queue")) {
-      ReadModel.Domain d = domain(seg.get(2));
-      ReadModel.Page page =
-          reads.queue(
-              d, filter(req), ReadModel.Cursor.parse(req.param("after")), limit(req), handling);
-      ObjectNode o = JSON.createObjectNode();
-      o.put("domain", d.name());
-      ArrayNode tasks = o.putArray("tasks");
-      for (ReadModel.QueueRow r : page.rows()) {
-        boolean visible = handling.canHandle(r.label());
-        ObjectNode t = tasks.addObject();
-        t.put("id", r.id());
-        t.put("title", visible ? r.title() : null);
-        t.put("hidden", !visible);
-        t.put("status", r.status().wire());
-        t.put("label", r.label().wire());
-        t.put("priority", r.priority());
-        t.put("created", r.created().toString());
-        ArrayNode req2 = t.putArray("requirements");
-        r.requirements().forEach(req2::add);
-        t.put("origin", r.origin());
-        t.put("holder", r.holder());
-        t.put("leaseUntil", r.leaseUntil() == null ? null : r.leaseUntil().toString());
-        t.put("attempts", r.attempts());
-      }
-      o.put("next", page.next() == null ? null : page.next().token());
-      return Response.json(200, o.toString());
-    }
-    if (seg.size() == 3 && seg.get(1).equals("tasks")) {
-      Task t = ledger.get(seg.get(2));
-      boolean visible = handling.canHandle(t.spec().classification());
-      ObjectNode o = JSON.createObjectNode();
-      o.put("id", t.id());
-      o.put("domain", t.spec().domain());
-      o.put("hidden", !visible);
-      o.put("title", visible ? t.spec().title() : null);
-      o.put("body", visible ? t.spec().body() : null);
-      o.put("status", t.status().wire());
-      o.put("label", t.spec().classification().wire());
-      o.put("priority", t.spec().priority());
-      o.put("created", t.created().toString());
-      o.put("createdBy", t.spec().createdBy());
-      ArrayNode rq = o.putArray("requirements");
-      t.spec().requirements().forEach(rq::add);
-      ArrayNode deps = o.putArray("dependsOn");
-      t.spec().dependsOn().forEach(deps::add);
-      o.put("origin", t.spec().origin());
-      o.put("upstreamEvent", t.spec().upstreamEvent());
-      o.put("holder", t.holder());
-      o.put("attempts", t.attempts());
-      o.put("leaseUntil", t.leaseUntil() == null ? null : t.leaseUntil().toString());
-      o.put("handoff", visible ? t.handoff() : null);
-      o.put("reason", visible ? t.reason() : null);
-      o.put("supersededBy", t.supersededBy());
-      ArrayNode why = o.putArray("notClaimableBecause");
-      Why.reasons(ledger, t, t.spec().requirements(), handling, clock.instant()).forEach(why::add);
-      ArrayNode events = o.putArray("events");
-      for (LoggedEvent e : ledger.history(t.id())) {
-        ObjectNode ev = events.addObject();
-        ev.put("seq", e.seq());
-        ev.put("kind", e.kind());
-        ev.put("at", e.at().toString());
-        if (visible || PLAIN_KINDS.contains(e.kind())) {
-          try {
-            ev.set("payload", JSON.readTree(e.payload()));
-          } catch (java.io.IOException x) {
-            ev.put("payload", e.payload());
-          }
-        } else {
-          ev.putNull("payload");
-        }
-      }
-      return Response.json(200, o.toString());
-    }
-    throw new Console.Refusal(404, "no such API route");
+    return api.answer(seg, req);
   }
 
   private static String nz(String s) {

@@ -66,7 +66,8 @@ final class ReadModel {
     this.queryTimeoutSeconds = queryTimeoutSeconds;
   }
 
-  private DSLContext dsl(String domainSchema) {
+  /** A context render-mapped to a domain schema (or the directory only, when null). */
+  DSLContext dsl(String domainSchema) {
     RenderMapping mapping =
         new RenderMapping()
             .withSchemata(new MappedSchema().withInput(DIRECTORY).withOutput(directorySchema));
@@ -174,17 +175,26 @@ final class ReadModel {
   }
 
   /**
-   * When the oldest admitted task of a domain was filed: the lowest {@code created} among admitted
-   * tasks, read from {@code tasks_queue} (index only, as deep as the admitted tasks go).
+   * When the oldest admitted task of a domain was filed, from at most {@link #COUNT_CAP} + 1
+   * admitted tasks ({@code tasks_queue}, index only): no index orders admitted tasks by creation
+   * alone, so a deeper admitted queue is not read to its end.
    *
-   * @return the time, or null when none is admitted
+   * @param at the lowest {@code created} among the admitted tasks read, or null when none is
+   * @param bounded true when there were more than {@link #COUNT_CAP} admitted tasks: the oldest is
+   *     then at least as old as {@code at}
    */
-  Instant oldestAdmitted(Domain d) {
-    return dsl(d.schema())
-        .select(DSL.min(TASKS.CREATED))
-        .from(TASKS)
-        .where(TASKS.STATUS.eq(DSL.inline(Status.ADMITTED.wire())))
-        .fetchOne(0, Instant.class);
+  record Oldest(Instant at, boolean bounded) {}
+
+  Oldest oldestAdmitted(Domain d) {
+    var admitted =
+        DSL.select(TASKS.CREATED)
+            .from(TASKS)
+            .where(TASKS.STATUS.eq(DSL.inline(Status.ADMITTED.wire())))
+            .limit(COUNT_CAP + 1)
+            .asTable("admitted");
+    Field<Instant> created = admitted.field(TASKS.CREATED);
+    Record r = dsl(d.schema()).select(DSL.min(created), DSL.count()).from(admitted).fetchOne();
+    return new Oldest(r.get(0, Instant.class), r.get(1, Integer.class) > COUNT_CAP);
   }
 
   /**
@@ -323,17 +333,6 @@ final class ReadModel {
     List<QueueRow> merged = new ArrayList<>();
     for (Status s : filter.statuses()) {
       Condition where = TASKS.STATUS.eq(DSL.inline(s.wire()));
-      if (after != null) {
-        where =
-            where
-                .and(TASKS.PRIORITY.le(after.priority()))
-                .and(
-                    TASKS
-                        .PRIORITY
-                        .lt(after.priority())
-                        .or(TASKS.CREATED.gt(after.created()))
-                        .or(TASKS.CREATED.eq(after.created()).and(TASKS.ID.gt(after.id()))));
-      }
       if (filter.label() != null) {
         where = where.and(TASKS.LABEL_RANK.eq(filter.label().rank()));
       }
@@ -359,13 +358,23 @@ final class ReadModel {
                         .containsIgnoreCase(filter.text())
                         .or(TASKS.BODY.containsIgnoreCase(filter.text())));
       }
-      merged.addAll(
-          ctx.select(ROW)
-              .from(TASKS)
-              .where(where)
-              .orderBy(TASKS.PRIORITY.desc(), TASKS.CREATED.asc(), TASKS.ID.asc())
-              .limit(limit + 1)
-              .fetch(ReadModel::row));
+      if (after == null) {
+        merged.addAll(page(ctx, where, limit));
+      } else {
+        // two index ranges, not one OR: the rest of the cursor's priority (an index range from its
+        // created on, `created >= c` spelled out so the index bounds the scan), then the lower
+        // priorities. With the OR alone, PostgreSQL bounds the scan by priority only and filters
+        // every row of the cursor's priority before it (measured by B15: 229 ms at row 500,000)
+        merged.addAll(
+            page(
+                ctx,
+                where
+                    .and(TASKS.PRIORITY.eq(after.priority()))
+                    .and(TASKS.CREATED.ge(after.created()))
+                    .and(TASKS.CREATED.gt(after.created()).or(TASKS.ID.gt(after.id()))),
+                limit));
+        merged.addAll(page(ctx, where.and(TASKS.PRIORITY.lt(after.priority())), limit));
+      }
     }
     merged.sort(CLAIM_ORDER);
     if (merged.size() <= limit) {
@@ -373,6 +382,15 @@ final class ReadModel {
     }
     List<QueueRow> rows = List.copyOf(merged.subList(0, limit));
     return new Page(rows, rows.get(limit - 1).cursor());
+  }
+
+  private static List<QueueRow> page(DSLContext ctx, Condition where, int limit) {
+    return ctx.select(ROW)
+        .from(TASKS)
+        .where(where)
+        .orderBy(TASKS.PRIORITY.desc(), TASKS.CREATED.asc(), TASKS.ID.asc())
+        .limit(limit + 1)
+        .fetch(ReadModel::row);
   }
 
   static final Comparator<QueueRow> CLAIM_ORDER =

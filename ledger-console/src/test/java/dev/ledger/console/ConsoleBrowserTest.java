@@ -164,6 +164,21 @@ class ConsoleBrowserTest {
   }
 
   @Test
+  void the_header_leads_to_the_schema_versions_and_the_tenants() throws IOException {
+    login(server);
+    browser.findElement(By.id("nav-schemas")).click();
+    assertThat(awaitH1("Schema versions")).isEqualTo("Schema versions");
+    assertThat(browser.findElement(By.id("own-schemas")).getText())
+        .contains("payments")
+        .contains("cards")
+        .contains("(directory)");
+    screenshot("schemas");
+    browser.findElement(By.id("nav-tenants")).click();
+    assertThat(awaitH1("Tenants")).isEqualTo("Tenants");
+    assertThat(browser.findElement(By.id("no-control")).getText()).contains("--control");
+  }
+
+  @Test
   void an_operator_walks_from_the_overview_to_a_task_timeline_and_refiles_a_dead_letter()
       throws IOException {
     login(server);

@@ -1,5 +1,6 @@
 package dev.ledger.app.console;
 
+import com.zaxxer.hikari.HikariDataSource;
 import dev.ledger.Label;
 import dev.ledger.app.DatabaseOptions;
 import dev.ledger.app.ExitCodes;
@@ -39,7 +40,8 @@ import picocli.CommandLine.Spec;
       "Example:",
       "  export LEDGER_CONSOLE_PASSWORD='a long secret'",
       "  ledger-app console --url 'jdbc:postgresql://db/app?user=ops' --port 8080 \\",
-      "      --read-only --handling internal"
+      "      --read-only --handling internal",
+      "  ledger-app console --control \"$CONTROL\"   # also the fleet's tenants"
     })
 public final class ConsoleCommand implements Callable<Integer> {
 
@@ -47,6 +49,9 @@ public final class ConsoleCommand implements Callable<Integer> {
   public static final String PASSWORD_VARIABLE = "LEDGER_CONSOLE_PASSWORD";
 
   @Mixin DatabaseOptions database;
+
+  /** The fleet's control database, optional: the tenants and schema-versions pages read it. */
+  @Mixin dev.ledger.app.fleet.ControlOptions control;
 
   @Spec picocli.CommandLine.Model.CommandSpec spec;
 
@@ -102,13 +107,15 @@ public final class ConsoleCommand implements Callable<Integer> {
       throw new ParameterException(spec.commandLine(), "--port: must be 0 to 65535");
     }
     PrintWriter out = spec.commandLine().getOut();
-    try (DatabaseOptions.OpenDatabase db = database.open()) {
+    try (DatabaseOptions.OpenDatabase db = database.open();
+        HikariDataSource fleet = control.given() ? control.open(dsn -> {}) : null) {
       Console console =
           Console.builder(db.ledger(), db.dataSource())
               .directorySchema(db.directorySchema())
               .password(password.toCharArray())
               .readOnly(readOnly)
               .handling(handling)
+              .control(fleet, control.schema())
               .build();
       ConsoleServer server;
       try {
@@ -139,6 +146,7 @@ public final class ConsoleCommand implements Callable<Integer> {
                 .put("port", at.getPort())
                 .put("readOnly", readOnly)
                 .put("handling", handling.wire())
+                .put("control", fleet != null)
                 .put("user", Console.USER));
       } else {
         out.println(
@@ -151,6 +159,7 @@ public final class ConsoleCommand implements Callable<Integer> {
                 + (readOnly ? ", read-only" : "")
                 + "; database: "
                 + (db.embedded() ? "embedded" : "given")
+                + (fleet != null ? "; fleet: " + control.where() : "")
                 + "); Ctrl-C stops it");
         out.flush();
       }

@@ -39,7 +39,7 @@ public final class ControlOptions {
    * @throws MigrationException ({@link MigrationException.Reason#CONTROL_DATABASE}) when the
    *     control database cannot be reached
    */
-  HikariDataSource open(Consumer<Dsn> secrets) {
+  public HikariDataSource open(Consumer<Dsn> secrets) {
     if (url == null || url.isBlank()) {
       throw new IllegalArgumentException(
           "--control: required (or set LEDGER_CONTROL_URL): the control database's JDBC URL");
@@ -76,7 +76,7 @@ public final class ControlOptions {
    *
    * @return e.g. {@code schema public of 127.0.0.1:5432/control}
    */
-  String where() {
+  public String where() {
     return "schema " + schema + " of " + (dsn == null ? "the control database" : dsn.describe());
   }
 
@@ -105,7 +105,17 @@ public final class ControlOptions {
    *
    * @return e.g. {@code public}
    */
-  String schema() {
+  public String schema() {
     return schema;
+  }
+
+  /**
+   * Whether a control database was named ({@code --control} or {@code LEDGER_CONTROL_URL}), for a
+   * command where it is optional ({@code ledger-app console}).
+   *
+   * @return true when one was
+   */
+  public boolean given() {
+    return url != null && !url.isBlank();
   }
 }

@@ -89,6 +89,70 @@ class ConsoleCommandTest {
     assertThat(running.isAlive()).isFalse();
   }
 
+  @Test
+  void with_control_it_lists_the_fleet_tenants() throws Exception {
+    String controlDb = PostgresExtension.newDatabase();
+    try {
+      String controlUrl = dev.ledger.testing.TestServer.get().urlFor(controlDb);
+      try (var pool = PostgresExtension.pool(controlUrl, 2)) {
+        dev.ledger.migrate.Fleet.builder().control(pool).build().register("acme", PG.jdbcUrl());
+      }
+      ConsoleCommand cmd = new ConsoleCommand();
+      cmd.environment = Map.of(ConsoleCommand.PASSWORD_VARIABLE, "a long secret")::get;
+      CommandLine cli = withCommand(Main.commandLine(), cmd);
+      StringWriter out = new StringWriter();
+      StringWriter err = new StringWriter();
+      cli.setOut(new PrintWriter(out, true));
+      cli.setErr(new PrintWriter(err, true));
+      Thread running =
+          new Thread(
+              () ->
+                  cli.execute(
+                      "console",
+                      "--url",
+                      PG.jdbcUrl(),
+                      "--control",
+                      controlUrl,
+                      "--port",
+                      "0",
+                      "--json"));
+      running.start();
+      try {
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        while (!out.toString().contains("\n")
+            && System.nanoTime() < deadline
+            && running.isAlive()) {
+          Thread.sleep(50);
+        }
+        JsonNode started = new ObjectMapper().readTree(out.toString());
+        assertThat(started.get("control").asBoolean()).isTrue();
+        String basic =
+            "Basic "
+                + Base64.getEncoder()
+                    .encodeToString("admin:a long secret".getBytes(StandardCharsets.UTF_8));
+        HttpResponse<String> tenants =
+            HttpClient.newHttpClient()
+                .send(
+                    HttpRequest.newBuilder(URI.create(started.get("url").asText() + "api/tenants"))
+                        .header("Authorization", basic)
+                        .build(),
+                    HttpResponse.BodyHandlers.ofString());
+        assertThat(tenants.statusCode()).isEqualTo(200);
+        JsonNode list = new ObjectMapper().readTree(tenants.body()).get("tenants");
+        assertThat(list).hasSize(1);
+        assertThat(list.get(0).get("tenant").asText()).isEqualTo("acme");
+        assertThat(list.get(0).get("status").asText()).isEqualTo("provisioning");
+        assertThat(tenants.body() + out + err).doesNotContain("jdbc:").doesNotContain(controlDb);
+      } finally {
+        running.interrupt();
+        running.join(10_000);
+      }
+      assertThat(running.isAlive()).isFalse();
+    } finally {
+      PostgresExtension.dropDatabase(controlDb);
+    }
+  }
+
   private static CommandLine withCommand(CommandLine root, ConsoleCommand cmd) {
     CommandLine sub = new CommandLine(cmd);
     root.getCommandSpec().removeSubcommand("console");
