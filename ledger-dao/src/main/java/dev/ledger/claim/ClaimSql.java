@@ -10,6 +10,7 @@ import dev.ledger.Label;
 import dev.ledger.Status;
 import dev.ledger.codegen.db.ledger_template.tables.Tasks;
 import dev.ledger.codegen.db.ledger_template.tables.records.TasksRecord;
+import dev.ledger.control.QueueControls;
 import dev.ledger.event.EventKind;
 import dev.ledger.kernel.RenderedStatement;
 import dev.ledger.kernel.RenderedStatement.Slot;
@@ -55,6 +56,7 @@ public final class ClaimSql {
   private static final Slot<Long> RANK = Slot.of("handling rank", TASKS.LABEL_RANK.getDataType());
   private static final Slot<Integer> MAX = Slot.of("max", SQLDataType.INTEGER);
   private static final Slot<Integer> WINDOW = Slot.of("window", SQLDataType.INTEGER);
+  private static final Slot<Boolean> GATED = Slot.of("gated", SQLDataType.BOOLEAN);
   private static final Slot<JsonNode> PAYLOAD =
       Slot.of("claimed payload", EVENTS.PAYLOAD.getDataType());
 
@@ -66,22 +68,32 @@ public final class ClaimSql {
   private static final Field<Integer> WINDOW_ROWS =
       DSL.field(DSL.name("window_rows"), SQLDataType.INTEGER);
 
-  /** What the claim returns: every column of a claimed row, then {@link #WINDOW_ROWS}. */
+  /** The column after {@link #WINDOW_ROWS}: whether a queue control is set in the domain. */
+  private static final Field<Boolean> CONTROLS_ON =
+      DSL.field(DSL.name("controls_on"), SQLDataType.BOOLEAN);
+
+  /**
+   * What the claim returns: every column of a claimed row, then {@link #WINDOW_ROWS} and {@link
+   * #CONTROLS_ON}.
+   */
   private static final Field<?>[] CLAIMED = claimedFields();
 
   private static Field<?>[] claimedFields() {
     Field<?>[] task = TASKS.fields();
-    Field<?>[] out = java.util.Arrays.copyOf(task, task.length + 1);
+    Field<?>[] out = java.util.Arrays.copyOf(task, task.length + 2);
     out[task.length] = WINDOW_ROWS;
+    out[task.length + 1] = CONTROLS_ON;
     return out;
   }
 
   /**
    * What one claim statement did: the rows it claimed, as they are after the claim, and how many
    * candidates its window held (when that is the whole window and it claimed fewer than asked,
-   * concurrent claimers hold rows of it: {@link Claims} claims again from a larger one).
+   * concurrent claimers hold rows of it: {@link Claims} claims again from a larger one), and
+   * whether a queue control is set in the domain (an ungated claim then claimed nothing: {@link
+   * Claims} passes the gate and claims again).
    */
-  record Claimed(List<TasksRecord> rows, int windowRows) {}
+  record Claimed(List<TasksRecord> rows, int windowRows, boolean controlsOn) {}
 
   /** Claim order: priority descending, then oldest first, then by id (as the events are). */
   static final Comparator<TasksRecord> CLAIM_ORDER =
@@ -128,8 +140,11 @@ public final class ClaimSql {
       CommonTableExpression<Record1<String>> ids) {}
 
   /**
-   * The CTEs {@code classes} and {@code window} of the claim. Bound: {@link #NOW}, {@link
-   * #MANIFEST}, {@link #RANK}, {@link #WINDOW}.
+   * The CTEs {@code classes} and {@code window} of the claim. An ungated claim ({@link #GATED}
+   * false) of a domain with a queue control set admits no class, so it claims nothing and reads no
+   * task: the one check the uncontrolled claim pays (an uncorrelated test of a table of at most
+   * one row). Bound: {@link #NOW}, {@link #MANIFEST}, {@link #RANK}, {@link #WINDOW}, {@link
+   * #GATED}.
    */
   private static ClaimWindow claimWindowCtes() {
     dev.ledger.codegen.db.ledger_template.tables.ClaimClasses k = CLAIM_CLASSES.as("k");
@@ -148,7 +163,8 @@ public final class ClaimSql {
                                     .or(
                                         DSL.condition(
                                             "{0}::jsonb <@ {1}::jsonb",
-                                            k.REQUIREMENTS, MANIFEST.field())))));
+                                            k.REQUIREMENTS, MANIFEST.field()))))
+                    .and(DSL.condition(GATED.field()).or(QueueControls.noneActive())));
     Tasks w = TASKS.as("w");
     Field<String> md5 = DSL.field("md5({0})", String.class, w.REQUIREMENTS);
     Table<Record3<String, Long, Instant>> walk =
@@ -191,7 +207,12 @@ public final class ClaimSql {
    * its commit.
    */
   static Claimed claimIn(
-      RenderedStatement.Cache statements, DSLContext ctx, ClaimArgs a, int max, int window) {
+      RenderedStatement.Cache statements,
+      DSLContext ctx,
+      ClaimArgs a,
+      int max,
+      int window,
+      boolean gated) {
     RenderedStatement claim =
         statements.get(
             ctx,
@@ -228,12 +249,17 @@ public final class ClaimSql {
                                           claimed.field(TASKS.ID).asc()))
                               .returningResult(EVENTS.SEQ));
               Table<?> size =
-                  DSL.select(DSL.count().as(WINDOW_ROWS.getName())).from(cw.ids()).asTable("n");
+                  DSL.select(
+                          DSL.count().as(WINDOW_ROWS.getName()),
+                          QueueControls.anyActive().as(CONTROLS_ON.getName()))
+                      .from(cw.ids())
+                      .asTable("n");
               List<Field<?>> out = new java.util.ArrayList<>();
               for (Field<?> f : TASKS.fields()) {
                 out.add(claimed.field(f));
               }
               out.add(size.field(WINDOW_ROWS.getName()));
+              out.add(size.field(CONTROLS_ON.getName()));
               return DSL.with(cw.classes())
                   .with(cw.ids())
                   .with(candidate)
@@ -244,9 +270,10 @@ public final class ClaimSql {
                   .leftJoin(claimed)
                   .on(DSL.trueCondition());
             },
-            List.of(NOW, UNTIL, HOLDER, MANIFEST, RANK, MAX, WINDOW, PAYLOAD));
+            List.of(NOW, UNTIL, HOLDER, MANIFEST, RANK, MAX, WINDOW, PAYLOAD, GATED));
     List<TasksRecord> rows = new java.util.ArrayList<>();
     int windowRows = 0;
+    boolean controlsOn = false;
     for (Record r :
         claim.fetch(
             ctx,
@@ -258,15 +285,17 @@ public final class ClaimSql {
             a.rank(),
             max,
             window,
-            a.payload())) {
+            a.payload(),
+            gated)) {
       windowRows = r.get(WINDOW_ROWS);
+      controlsOn = Boolean.TRUE.equals(r.get(CONTROLS_ON));
       if (r.get(TASKS.ID) != null) {
         TasksRecord row = r.into(TASKS);
         row.changed(false);
         rows.add(row);
       }
     }
-    return new Claimed(rows, windowRows);
+    return new Claimed(rows, windowRows, controlsOn);
   }
 
   /**
