@@ -56,7 +56,8 @@ public final class ClaimSql {
   private static final Slot<Long> RANK = Slot.of("handling rank", TASKS.LABEL_RANK.getDataType());
   private static final Slot<Integer> MAX = Slot.of("max", SQLDataType.INTEGER);
   private static final Slot<Integer> WINDOW = Slot.of("window", SQLDataType.INTEGER);
-  private static final Slot<Boolean> GATED = Slot.of("gated", SQLDataType.BOOLEAN);
+  /** 1 for a claim that passed the domain's gate ({@code QueueControls}), 0 otherwise. */
+  private static final Slot<Integer> GATED = Slot.of("gated", SQLDataType.INTEGER);
   private static final Slot<JsonNode> PAYLOAD =
       Slot.of("claimed payload", EVENTS.PAYLOAD.getDataType());
 
@@ -141,7 +142,7 @@ public final class ClaimSql {
 
   /**
    * The CTEs {@code classes} and {@code window} of the claim. An ungated claim ({@link #GATED}
-   * false) of a domain with a queue control set admits no class, so it claims nothing and reads no
+   * 0) of a domain with a queue control set admits no class, so it claims nothing and reads no
    * task: the one check the uncontrolled claim pays (an uncorrelated test of a table of at most
    * one row). Bound: {@link #NOW}, {@link #MANIFEST}, {@link #RANK}, {@link #WINDOW}, {@link
    * #GATED}.
@@ -164,7 +165,7 @@ public final class ClaimSql {
                                         DSL.condition(
                                             "{0}::jsonb <@ {1}::jsonb",
                                             k.REQUIREMENTS, MANIFEST.field()))))
-                    .and(DSL.condition(GATED.field()).or(QueueControls.noneActive())));
+                    .and(GATED.field().eq(DSL.inline(1)).or(QueueControls.noneActive())));
     Tasks w = TASKS.as("w");
     Field<String> md5 = DSL.field("md5({0})", String.class, w.REQUIREMENTS);
     Table<Record3<String, Long, Instant>> walk =
@@ -286,7 +287,7 @@ public final class ClaimSql {
             max,
             window,
             a.payload(),
-            gated)) {
+            gated ? 1 : 0)) {
       windowRows = r.get(WINDOW_ROWS);
       controlsOn = Boolean.TRUE.equals(r.get(CONTROLS_ON));
       if (r.get(TASKS.ID) != null) {
