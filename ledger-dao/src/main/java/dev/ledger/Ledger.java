@@ -221,18 +221,18 @@ public final class Ledger extends LedgerOperations {
    * across every claimer; a claim (a pool's batch too) takes no more than the room left. The rate
    * limit: at most {@code rateClaims} claims in any window of {@code ratePeriod} (counted in
    * twentieths of the period, so the rate achieved is between 20/21 of the limit and the limit).
-   * Both are enforced where the claim happens, in its transaction, so they hold whatever the
-   * number of processes; they apply to the claims that begin after this commits. Changing the
-   * rate limit starts its window afresh. Wakes the domain's pools.
+   * Both are enforced where the claim happens, in its transaction, so they hold whatever the number
+   * of processes; they apply to the claims that begin after this commits. Changing the rate limit
+   * starts its window afresh. Wakes the domain's pools.
    *
    * @param domain the domain
    * @param maxClaimed the concurrency limit, 1 to 1,000,000, or null to leave it
-   * @param rateClaims the rate limit's claims, 1 to 1,000,000, or null (with {@code ratePeriod})
-   *     to leave it
+   * @param rateClaims the rate limit's claims, 1 to 1,000,000, or null (with {@code ratePeriod}) to
+   *     leave it
    * @param ratePeriod the rate limit's period, 100 ms to 1 day, or null (with {@code rateClaims})
    * @return the domain's controls after the change
-   * @throws InvalidInputException naming {@code domain}, {@code maxClaimed}, {@code rateClaims}
-   *     or {@code ratePeriod} (nothing written), or {@code maxClaimed} when all three are null
+   * @throws InvalidInputException naming {@code domain}, {@code maxClaimed}, {@code rateClaims} or
+   *     {@code ratePeriod} (nothing written), or {@code maxClaimed} when all three are null
    * @throws LedgerStorageException when the database fails
    */
   public DomainControls setLimits(
@@ -254,8 +254,8 @@ public final class Ledger extends LedgerOperations {
   }
 
   /**
-   * Reads a domain's controls and how many of its tasks are claimed now (one read of the
-   * controls' row and one count of the claimed tasks).
+   * Reads a domain's controls and how many of its tasks are claimed now (one read of the controls'
+   * row and one count of the claimed tasks).
    *
    * @param domain the domain
    * @return the controls; none set (and 0 claimed) for a domain that has no schema

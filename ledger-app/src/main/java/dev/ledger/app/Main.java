@@ -67,6 +67,7 @@ public final class Main {
           SchemaDiffCommand.class,
           TaskCommand.class,
           DomainCommands.Domains.class,
+          dev.ledger.app.task.ControlCommands.DomainCommand.class,
           DomainCommands.Promote.class,
           DomainCommands.Promotions.class,
           DomainCommands.Scrub.class,

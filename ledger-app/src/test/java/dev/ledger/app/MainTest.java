@@ -47,6 +47,8 @@ class MainTest {
             new String[] {"schema-diff", "--help"},
             new String[] {"schema-diff", "--json"},
             new String[] {"domains", "--help"},
+            new String[] {"domain", "limit", "--help"},
+            new String[] {"domain", "pase", "d"},
             new String[] {"work", "--json"},
             new String[] {"demo", "--help"});
     for (String[] args : cases) {

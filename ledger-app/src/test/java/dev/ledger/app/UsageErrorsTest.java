@@ -378,6 +378,7 @@ class UsageErrorsTest {
                 List.of("task", "claim", "--domain", "x"), // missing required option
                 List.of("migrate", "--parallelism", "many"), // bad value, job command
                 List.of("fleet", "migrte"),
+                List.of("domain", "limit", "d", "--concurency", "3"), // misspelt control option
                 List.of("schema-diff", "--bogus"));
         for (List<String> command : commands) {
           List<String> before = new ArrayList<>(command);

@@ -56,8 +56,10 @@ public final class ClaimSql {
   private static final Slot<Long> RANK = Slot.of("handling rank", TASKS.LABEL_RANK.getDataType());
   private static final Slot<Integer> MAX = Slot.of("max", SQLDataType.INTEGER);
   private static final Slot<Integer> WINDOW = Slot.of("window", SQLDataType.INTEGER);
+
   /** 1 for a claim that passed the domain's gate ({@code QueueControls}), 0 otherwise. */
   private static final Slot<Integer> GATED = Slot.of("gated", SQLDataType.INTEGER);
+
   private static final Slot<JsonNode> PAYLOAD =
       Slot.of("claimed payload", EVENTS.PAYLOAD.getDataType());
 
@@ -141,11 +143,10 @@ public final class ClaimSql {
       CommonTableExpression<Record1<String>> ids) {}
 
   /**
-   * The CTEs {@code classes} and {@code window} of the claim. An ungated claim ({@link #GATED}
-   * 0) of a domain with a queue control set admits no class, so it claims nothing and reads no
-   * task: the one check the uncontrolled claim pays (an uncorrelated test of a table of at most
-   * one row). Bound: {@link #NOW}, {@link #MANIFEST}, {@link #RANK}, {@link #WINDOW}, {@link
-   * #GATED}.
+   * The CTEs {@code classes} and {@code window} of the claim. An ungated claim ({@link #GATED} 0)
+   * of a domain with a queue control set admits no class, so it claims nothing and reads no task:
+   * the one check the uncontrolled claim pays (an uncorrelated test of a table of at most one row).
+   * Bound: {@link #NOW}, {@link #MANIFEST}, {@link #RANK}, {@link #WINDOW}, {@link #GATED}.
    */
   private static ClaimWindow claimWindowCtes() {
     dev.ledger.codegen.db.ledger_template.tables.ClaimClasses k = CLAIM_CLASSES.as("k");

@@ -21,9 +21,9 @@ import org.jooq.impl.DSL;
 /**
  * A domain's queue controls (pause, concurrency limit, rate limit), kept in its schema's {@code
  * queue_controls} row (domain migration V10): setting and reading them, and the gate a claim passes
- * when one is set ({@link #open}, {@link #spend}). Without a row (or with nothing set in it) a claim
- * pays only the claim statement's {@link #noneActive()} test. Thread-safe (stateless apart from the
- * engine).
+ * when one is set ({@link #open}, {@link #spend}). Without a row (or with nothing set in it) a
+ * claim pays only the claim statement's {@link #noneActive()} test. Thread-safe (stateless apart
+ * from the engine).
  *
  * <p>Race-free across processes: a controlled claim locks the row ({@code FOR UPDATE}) before it
  * counts the domain's claimed tasks and reads the rate window, and holds the lock until its
@@ -68,7 +68,8 @@ public final class QueueControls {
    * @param allowed the most tasks the claim may take now, 0 to the asked number
    * @param hold why fewer than asked, or null when the controls did not limit the claim
    * @param recheck when a held-back claimer should claim again (when nothing wakes it sooner)
-   * @param now the claim's time, read after the row was locked (its {@code claimed} events carry it)
+   * @param now the claim's time, read after the row was locked (its {@code claimed} events carry
+   *     it)
    * @param row the locked row
    */
   public record Grant(
@@ -95,17 +96,19 @@ public final class QueueControls {
    * @return the condition
    */
   public static Condition noneActive() {
-    return DSL.notExists(DSL.selectOne().from(QUEUE_CONTROLS).where(QUEUE_CONTROLS.ACTIVE.isTrue()));
+    return DSL.notExists(
+        DSL.selectOne().from(QUEUE_CONTROLS).where(QUEUE_CONTROLS.ACTIVE.isTrue()));
   }
 
   /**
-   * Whether a control is set, as a column of the claim statement (it tells an ungated claim to
-   * pass the gate).
+   * Whether a control is set, as a column of the claim statement (it tells an ungated claim to pass
+   * the gate).
    *
    * @return the field
    */
   public static Field<Boolean> anyActive() {
-    return DSL.field(DSL.exists(DSL.selectOne().from(QUEUE_CONTROLS).where(QUEUE_CONTROLS.ACTIVE.isTrue())));
+    return DSL.field(
+        DSL.exists(DSL.selectOne().from(QUEUE_CONTROLS).where(QUEUE_CONTROLS.ACTIVE.isTrue())));
   }
 
   /**
@@ -183,8 +186,8 @@ public final class QueueControls {
   // setting and reading
 
   /**
-   * Pauses or resumes a domain's claims. A resume notifies the domain's wake-up channel (at commit),
-   * so listening worker pools claim at once.
+   * Pauses or resumes a domain's claims. A resume notifies the domain's wake-up channel (at
+   * commit), so listening worker pools claim at once.
    *
    * @param tx the operation's transaction
    * @param domain the domain (provisioned first when new)

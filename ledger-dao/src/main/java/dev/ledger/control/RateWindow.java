@@ -10,8 +10,8 @@ import java.util.Arrays;
  * period: {@code counts}' last element is bucket {@code slot} (epoch milliseconds divided by the
  * bucket's length), the ones before it the buckets before. A claim at time t counts every bucket
  * from {@code slot(t) - BUCKETS} on: a little more than the period, so any window of the period
- * that ends with a claim holds no more claims than the gate counted for it. The price: a limit of
- * N per period lets through between N per period and N per 21/20 of it. Immutable.
+ * that ends with a claim holds no more claims than the gate counted for it. The price: a limit of N
+ * per period lets through between N per period and N per 21/20 of it. Immutable.
  *
  * @param bucketMs the bucket's length in milliseconds (the period divided by {@link
  *     QueueControls#BUCKETS}, rounded up)

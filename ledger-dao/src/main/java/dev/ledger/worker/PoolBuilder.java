@@ -233,11 +233,11 @@ abstract class PoolBuilder<B extends PoolBuilder<B>> {
 
   /**
    * How long a handler may run: past it, the handler's thread is interrupted, its lease no longer
-   * heartbeaten, and the attempt fails with the error {@code timed out after <timeout> (the
-   * handler was interrupted)}, retried after its backoff like any failure and a dead letter at the
-   * last attempt. The failure is recorded when the handler returns or throws (an interrupted
-   * blocking call throws at once); a handler that ignores interrupts keeps its thread, and once
-   * its lease runs out another claim takes the task over as a failed attempt. No limit by default.
+   * heartbeaten, and the attempt fails with the error {@code timed out after <timeout> (the handler
+   * was interrupted)}, retried after its backoff like any failure and a dead letter at the last
+   * attempt. The failure is recorded when the handler returns or throws (an interrupted blocking
+   * call throws at once); a handler that ignores interrupts keeps its thread, and once its lease
+   * runs out another claim takes the task over as a failed attempt. No limit by default.
    *
    * @param timeout 10 ms to 1 day, or null for no limit
    * @return this

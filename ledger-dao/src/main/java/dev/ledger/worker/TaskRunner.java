@@ -433,8 +433,7 @@ final class TaskRunner {
       }
       if (timedOut) {
         outcome =
-            Outcome.failed(
-                "timed out after " + handlerTimeout + " (the handler was interrupted)");
+            Outcome.failed("timed out after " + handlerTimeout + " (the handler was interrupted)");
         errorClass = TIMED_OUT;
       }
       Duration took = Duration.ofNanos(System.nanoTime() - t0);

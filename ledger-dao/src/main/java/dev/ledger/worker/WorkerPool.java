@@ -419,7 +419,13 @@ public final class WorkerPool implements AutoCloseable {
       DomainState s = state.get(domain);
       s.held = held.map(Map.Entry::getKey).orElse(null);
       s.recheck =
-          held.map(h -> Instant.now().plus(h.getValue().compareTo(pollInterval) < 0 ? h.getValue() : pollInterval))
+          held.map(
+                  h ->
+                      Instant.now()
+                          .plus(
+                              h.getValue().compareTo(pollInterval) < 0
+                                  ? h.getValue()
+                                  : pollInterval))
               .orElse(null);
     }
     for (RunningTask r : claimed) {
@@ -507,7 +513,8 @@ public final class WorkerPool implements AutoCloseable {
           waitNanos = Math.min(waitNanos, Duration.between(Instant.now(), due).toNanos());
         }
         if (recheck != null) {
-          waitNanos = Math.min(waitNanos, Math.max(1, Duration.between(Instant.now(), recheck).toNanos()));
+          waitNanos =
+              Math.min(waitNanos, Math.max(1, Duration.between(Instant.now(), recheck).toNanos()));
         }
         if (waitNanos <= 0) {
           if (due != null && !Instant.now().isBefore(due)) {

@@ -75,8 +75,8 @@ public interface WorkerPort {
    * notifies) instead of claiming in a loop. Read from memory, no database call.
    *
    * @param domain the domain
-   * @return the control that held it back ({@code paused}, {@code concurrency} or {@code rate})
-   *     and when to claim again; empty when the last claim was not held back. This default: empty
+   * @return the control that held it back ({@code paused}, {@code concurrency} or {@code rate}) and
+   *     when to claim again; empty when the last claim was not held back. This default: empty
    */
   default Optional<Map.Entry<String, Duration>> heldBack(String domain) {
     return Optional.empty();

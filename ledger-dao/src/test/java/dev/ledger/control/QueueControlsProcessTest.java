@@ -29,8 +29,8 @@ import org.junit.jupiter.api.io.TempDir;
  * The cluster-wide limits across worker JVMs ({@code LedgerWorkerMain pool}): a concurrency limit
  * of 3 under four processes of eight threads each, sampled every few milliseconds while they run
  * and proved from the event log afterwards; a rate limit of 10 per second across three processes
- * for 12 s (the issue says 30 s; 12 s keeps the slow phase short and holds the same windows),
- * no one-second window of claimed events above 10.
+ * for 12 s (the issue says 30 s; 12 s keeps the slow phase short and holds the same windows), no
+ * one-second window of claimed events above 10.
  */
 // slow (worker JVMs for tens of seconds): run on purpose, -Dledger.test.groups=slow
 @Tag("slow")

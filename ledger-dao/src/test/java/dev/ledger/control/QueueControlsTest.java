@@ -68,7 +68,9 @@ class QueueControlsTest {
     assertThat(resumed.paused()).isFalse();
     assertThat(resumed.any()).isFalse();
     List<Lease> claimed = ledger.claimBatch("paused", ME, 10);
-    assertThat(claimed).extracting(Lease::taskId).containsExactlyInAnyOrder(ids.get(1), ids.get(2), filed);
+    assertThat(claimed)
+        .extracting(Lease::taskId)
+        .containsExactlyInAnyOrder(ids.get(1), ids.get(2), filed);
     assertThat(ledger.worker().heldBack("paused")).isEmpty();
   }
 
@@ -85,9 +87,7 @@ class QueueControlsTest {
     assertThat(first).hasSize(2);
     assertThat(second).hasSize(1);
     assertThat(third).isEmpty();
-    assertThat(ledger.worker().heldBack("limited"))
-        .map(Map.Entry::getKey)
-        .contains("concurrency");
+    assertThat(ledger.worker().heldBack("limited")).map(Map.Entry::getKey).contains("concurrency");
     assertThat(ledger.controls("limited").claimedNow()).isEqualTo(3);
 
     ledger.complete(first.get(0), "done");
@@ -96,7 +96,9 @@ class QueueControlsTest {
     // a lease that runs out frees its slot: the limit counts live leases only
     ledger.release(first.get(1));
     Lease shortLived =
-        ledger.claimNext("limited", Claimer.of("short").lease(Duration.ofMillis(300))).orElseThrow();
+        ledger
+            .claimNext("limited", Claimer.of("short").lease(Duration.ofMillis(300)))
+            .orElseThrow();
     assertThat(ledger.claimBatch("limited", ME, 10)).isEmpty();
     Thread.sleep(400);
     assertThat(ledger.claimBatch("limited", ME, 10)).hasSize(1);
@@ -119,7 +121,8 @@ class QueueControlsTest {
     assertThat(ledger.claimBatch("rated", ME, 10)).isEmpty();
     Optional<Map.Entry<String, Duration>> held = ledger.worker().heldBack("rated");
     assertThat(held).map(Map.Entry::getKey).contains("rate");
-    assertThat(held.orElseThrow().getValue()).isBetween(Duration.ofMillis(10), Duration.ofSeconds(1));
+    assertThat(held.orElseThrow().getValue())
+        .isBetween(Duration.ofMillis(10), Duration.ofSeconds(1));
 
     Thread.sleep(600); // 500 ms and a bucket (25 ms) later, the window is empty again
     assertThat(ledger.claimBatch("rated", ME, 10)).hasSize(5);

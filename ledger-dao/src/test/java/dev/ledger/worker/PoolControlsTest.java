@@ -145,7 +145,8 @@ class PoolControlsTest {
     for (Duration bad : List.of(Duration.ofMillis(9), Duration.ofDays(2), Duration.ZERO)) {
       assertThatThrownBy(() -> WorkerPool.builder(ledger).handlerTimeout(bad))
           .isInstanceOf(InvalidInputException.class)
-          .satisfies(e -> assertThat(((InvalidInputException) e).field()).isEqualTo("handler_timeout"));
+          .satisfies(
+              e -> assertThat(((InvalidInputException) e).field()).isEqualTo("handler_timeout"));
     }
   }
 
