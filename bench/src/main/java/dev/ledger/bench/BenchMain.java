@@ -37,7 +37,7 @@ public final class BenchMain {
    * whatever ran next (measured: B7 at 34 new schemas/s right after it, 87 to 99 on its own).
    */
   private static final List<String> ALL =
-      List.of("B1", "B2", "B3", "B4", "B5", "B9", "B10", "B12", "B7", "B8", "B11", "B6");
+      List.of("B1", "B2", "B3", "B4", "B5", "B9", "B10", "B12", "B16", "B7", "B8", "B11", "B6");
 
   private BenchMain() {}
 
@@ -136,6 +136,7 @@ public final class BenchMain {
             TenantBench.fleetOverServers(ctx);
           }
           case "B11" -> TenantBench.routing(ctx);
+          case "B16" -> ControlsBench.run(ctx);
           default -> throw new IllegalStateException(id);
         }
         System.out.printf(Locale.ROOT, "   (%s took %.0f s)%n", id, (System.nanoTime() - s0) / 1e9);
