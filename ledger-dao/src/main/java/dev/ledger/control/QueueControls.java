@@ -137,7 +137,7 @@ public final class QueueControls {
     // so the event log proves the limit (docs/controls.md)
     Instant now = engine.now();
     if (row.getMaxClaimed() != null) {
-      int free = Math.max(0, row.getMaxClaimed() - claimed);
+      int free = (int) Math.max(0, row.getMaxClaimed() - claimed);
       if (free < allowed) {
         allowed = free;
         hold = Hold.CONCURRENCY;
@@ -146,7 +146,7 @@ public final class QueueControls {
     }
     if (row.getRateClaims() != null) {
       RateWindow w = RateWindow.of(row, now);
-      int left = Math.max(0, row.getRateClaims() - w.used());
+      int left = (int) Math.max(0, row.getRateClaims() - w.used());
       if (left < allowed) {
         allowed = left;
         hold = Hold.RATE;
@@ -170,7 +170,7 @@ public final class QueueControls {
     RateWindow w = RateWindow.of(grant.row(), grant.now()).plus(claimed);
     ctx.update(QUEUE_CONTROLS)
         .set(QUEUE_CONTROLS.RATE_SLOT, w.slot())
-        .set(QUEUE_CONTROLS.RATE_COUNTS, w.counts())
+        .set(QUEUE_CONTROLS.RATE_COUNTS, w.countsText())
         .execute();
   }
 
@@ -246,20 +246,20 @@ public final class QueueControls {
       row.setRatePeriodMs(null);
     }
     if (maxClaimed != null) {
-      row.setMaxClaimed(maxClaimed);
+      row.setMaxClaimed(maxClaimed.longValue());
     }
     if (rateClaims != null) {
       Long periodMs = ratePeriod.toMillis();
       if (!periodMs.equals(row.getRatePeriodMs())) {
         row.setRateSlot(0L);
-        row.setRateCounts(new Integer[0]);
+        row.setRateCounts("");
       }
-      row.setRateClaims(rateClaims);
+      row.setRateClaims(rateClaims.longValue());
       row.setRatePeriodMs(periodMs);
     }
     if (row.getRateClaims() == null) {
       row.setRateSlot(0L);
-      row.setRateCounts(new Integer[0]);
+      row.setRateCounts("");
     }
     ctx.update(QUEUE_CONTROLS)
         .set(QUEUE_CONTROLS.MAX_CLAIMED, row.getMaxClaimed())
@@ -298,8 +298,8 @@ public final class QueueControls {
     return new DomainControls(
         domain,
         Boolean.TRUE.equals(row.getPaused()),
-        row.getMaxClaimed(),
-        row.getRateClaims(),
+        row.getMaxClaimed() == null ? null : row.getMaxClaimed().intValue(),
+        row.getRateClaims() == null ? null : row.getRateClaims().intValue(),
         row.getRatePeriodMs() == null ? null : Duration.ofMillis(row.getRatePeriodMs()),
         claimed);
   }

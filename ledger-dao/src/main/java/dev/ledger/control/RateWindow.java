@@ -16,7 +16,7 @@ import java.util.Arrays;
  * @param bucketMs the bucket's length in milliseconds (the period divided by {@link
  *     QueueControls#BUCKETS}, rounded up)
  * @param slot the bucket of the last element
- * @param counts the claims per bucket, oldest first, at most {@code BUCKETS + 1}
+ * @param counts the claims per bucket, oldest first, {@code BUCKETS + 1} of them (stored as text)
  */
 record RateWindow(long bucketMs, long slot, Integer[] counts) {
 
@@ -24,7 +24,7 @@ record RateWindow(long bucketMs, long slot, Integer[] counts) {
   static RateWindow of(QueueControlsRecord row, Instant now) {
     long bucketMs = Math.max(1, ceilDiv(row.getRatePeriodMs(), QueueControls.BUCKETS));
     long nowSlot = Math.floorDiv(now.toEpochMilli(), bucketMs);
-    Integer[] stored = row.getRateCounts() == null ? new Integer[0] : row.getRateCounts();
+    long[] stored = parse(row.getRateCounts());
     long storedSlot = row.getRateSlot() == null ? 0 : row.getRateSlot();
     long slot = Math.max(nowSlot, storedSlot);
     Integer[] counts = new Integer[QueueControls.BUCKETS + 1];
@@ -32,8 +32,8 @@ record RateWindow(long bucketMs, long slot, Integer[] counts) {
     for (int i = 0; i < stored.length; i++) {
       long bucket = storedSlot - (stored.length - 1 - i);
       long at = bucket - (slot - QueueControls.BUCKETS); // index in the new array
-      if (at >= 0 && at < counts.length && stored[i] != null) {
-        counts[(int) at] = stored[i];
+      if (at >= 0 && at < counts.length) {
+        counts[(int) at] = (int) stored[i];
       }
     }
     return new RateWindow(bucketMs, slot, counts);
@@ -70,6 +70,30 @@ record RateWindow(long bucketMs, long slot, Integer[] counts) {
       }
     }
     return Duration.ofMillis(Math.max(10, ms));
+  }
+
+  /** The counts as stored: comma-separated, oldest first. */
+  String countsText() {
+    StringBuilder b = new StringBuilder();
+    for (Integer c : counts) {
+      if (b.length() > 0) {
+        b.append(',');
+      }
+      b.append(c);
+    }
+    return b.toString();
+  }
+
+  private static long[] parse(String text) {
+    if (text == null || text.isBlank()) {
+      return new long[0];
+    }
+    String[] parts = text.split(",");
+    long[] out = new long[parts.length];
+    for (int i = 0; i < parts.length; i++) {
+      out[i] = Long.parseLong(parts[i].trim());
+    }
+    return out;
   }
 
   private static long ceilDiv(long a, long b) {
