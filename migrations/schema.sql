@@ -196,7 +196,7 @@ CREATE TRIGGER ledger_route_completed_inserted AFTER INSERT ON ledger_tasks FOR 
 
 CREATE TRIGGER ledger_routes_completed_changed AFTER UPDATE ON ledger_tasks REFERENCING OLD TABLE AS ledger_old_routes NEW TABLE AS ledger_new_routes FOR EACH STATEMENT WHEN (current_setting('ledger.replay'::text, true) IS DISTINCT FROM 'on'::text) EXECUTE FUNCTION ledger_routes_changed();
 
--- Domain set (db/ledger/domain), in each domain schema, at version 9
+-- Domain set (db/ledger/domain), in each domain schema, at version 10
 
 SET check_function_bodies = false;
 
@@ -373,6 +373,23 @@ CREATE TABLE promotions (
     new_digest text DEFAULT ''::text NOT NULL,
     why_erased bigint DEFAULT 0 NOT NULL,
     CONSTRAINT promotions_pkey PRIMARY KEY (seq)
+);
+
+CREATE TABLE queue_controls (
+    only_row boolean DEFAULT true NOT NULL,
+    paused boolean DEFAULT false NOT NULL,
+    max_claimed bigint,
+    rate_claims bigint,
+    rate_period_ms bigint,
+    rate_slot bigint DEFAULT 0 NOT NULL,
+    rate_counts text DEFAULT ''::text NOT NULL,
+    active boolean GENERATED ALWAYS AS (paused OR max_claimed IS NOT NULL OR rate_claims IS NOT NULL) STORED,
+    CONSTRAINT queue_controls_check CHECK ((rate_claims IS NULL) = (rate_period_ms IS NULL)),
+    CONSTRAINT queue_controls_max_claimed_check CHECK (max_claimed > 0),
+    CONSTRAINT queue_controls_only_row_check CHECK (only_row),
+    CONSTRAINT queue_controls_pkey PRIMARY KEY (only_row),
+    CONSTRAINT queue_controls_rate_claims_check CHECK (rate_claims > 0),
+    CONSTRAINT queue_controls_rate_period_ms_check CHECK (rate_period_ms > 0)
 );
 
 CREATE TABLE tasks (

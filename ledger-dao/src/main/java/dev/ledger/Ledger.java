@@ -1,6 +1,7 @@
 package dev.ledger;
 
 import dev.ledger.claim.ClaimSql;
+import dev.ledger.control.QueueControls;
 import dev.ledger.kernel.Engine;
 import dev.ledger.kernel.Tx;
 import dev.ledger.schedule.Schedules;
@@ -60,9 +61,13 @@ public final class Ledger extends LedgerOperations {
 
   private final Schedules schedules;
 
+  /** The domains' queue controls (pause, limits); see docs/controls.md. */
+  private final QueueControls controls;
+
   private Ledger(DataSource dataSource, LedgerConfig config) {
     super(new Ops(new Engine(dataSource, config)));
     this.schedules = new Schedules(ops.engine, ops.filing);
+    this.controls = new QueueControls(ops.engine);
   }
 
   /**
@@ -190,6 +195,90 @@ public final class Ledger extends LedgerOperations {
       throw new InvalidInputException("dsl", "must not be null");
     }
     return in(dsl.configuration());
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // queue controls (dev.ledger.control): kept in the domain's schema, read by every claim
+
+  /**
+   * Pauses a domain's claims, cluster-wide: once this commits, every claim of the domain (by every
+   * process: {@link #claimNext}, {@link #claimBatch}, worker pools) returns nothing, and a claim by
+   * id is refused with a {@link WrongStateException} saying so; a claim already running when it
+   * commits may still take its tasks. Running tasks finish (complete, fail, heartbeat as before);
+   * filing and admitting still work. Provisions the domain's schema when it has none yet.
+   *
+   * @param domain the domain
+   * @return the domain's controls after the change
+   * @throws InvalidInputException naming {@code domain}
+   * @throws LedgerStorageException when the database fails
+   */
+  public DomainControls pause(String domain) {
+    return write("pause", tx -> controls.pause(tx, domain, true));
+  }
+
+  /**
+   * Resumes a paused domain's claims, and wakes the worker pools listening on the domain (a
+   * notification at commit), so they claim within moments rather than at their next poll. Resuming
+   * a domain that is not paused changes nothing but wakes them too.
+   *
+   * @param domain the domain
+   * @return the domain's controls after the change
+   * @throws InvalidInputException naming {@code domain}
+   * @throws LedgerStorageException when the database fails
+   */
+  public DomainControls resume(String domain) {
+    return write("resume", tx -> controls.pause(tx, domain, false));
+  }
+
+  /**
+   * Sets a domain's limits, cluster-wide, leaving a limit given as null as it is. The concurrency
+   * limit: at most {@code maxClaimed} tasks of the domain claimed at once (their lease not expired)
+   * across every claimer; a claim (a pool's batch too) takes no more than the room left. The rate
+   * limit: at most {@code rateClaims} claims in any window of {@code ratePeriod} (counted in
+   * twentieths of the period, so the rate achieved is between 20/21 of the limit and the limit).
+   * Both are enforced where the claim happens, in its transaction, so they hold whatever the number
+   * of processes; they apply to the claims that begin after this commits. Changing the rate limit
+   * starts its window afresh. Wakes the domain's pools.
+   *
+   * @param domain the domain
+   * @param maxClaimed the concurrency limit, 1 to 1,000,000, or null to leave it
+   * @param rateClaims the rate limit's claims, 1 to 1,000,000, or null (with {@code ratePeriod}) to
+   *     leave it
+   * @param ratePeriod the rate limit's period, 100 ms to 1 day, or null (with {@code rateClaims})
+   * @return the domain's controls after the change
+   * @throws InvalidInputException naming {@code domain}, {@code maxClaimed}, {@code rateClaims} or
+   *     {@code ratePeriod} (nothing written), or {@code maxClaimed} when all three are null
+   * @throws LedgerStorageException when the database fails
+   */
+  public DomainControls setLimits(
+      String domain, Integer maxClaimed, Integer rateClaims, java.time.Duration ratePeriod) {
+    return write(
+        "limit", tx -> controls.limit(tx, domain, maxClaimed, rateClaims, ratePeriod, false));
+  }
+
+  /**
+   * Removes a domain's concurrency and rate limits (a pause stays), and wakes its pools.
+   *
+   * @param domain the domain
+   * @return the domain's controls after the change
+   * @throws InvalidInputException naming {@code domain}
+   * @throws LedgerStorageException when the database fails
+   */
+  public DomainControls clearLimits(String domain) {
+    return write("clear limits", tx -> controls.limit(tx, domain, null, null, null, true));
+  }
+
+  /**
+   * Reads a domain's controls and how many of its tasks are claimed now (one read of the controls'
+   * row and one count of the claimed tasks).
+   *
+   * @param domain the domain
+   * @return the controls; none set (and 0 claimed) for a domain that has no schema
+   * @throws InvalidInputException naming {@code domain}
+   * @throws LedgerStorageException when the database fails
+   */
+  public DomainControls controls(String domain) {
+    return read("controls", tx -> controls.read(tx, domain));
   }
 
   /**

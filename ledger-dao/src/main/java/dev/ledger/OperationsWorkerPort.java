@@ -27,6 +27,18 @@ final class OperationsWorkerPort implements WorkerPort {
   }
 
   @Override
+  public java.util.Optional<java.util.Map.Entry<String, java.time.Duration>> heldBack(
+      String domain) {
+    return on.ops
+        .claims
+        .heldBack(domain)
+        .map(
+            h ->
+                java.util.Map.entry(
+                    h.why().name().toLowerCase(java.util.Locale.ROOT), h.recheck()));
+  }
+
+  @Override
   public List<Lease> completeAll(String domain, List<Completion> completions) {
     return on.write(
         "complete all", tx -> on.ops.batchCompletion.completeAll(tx, domain, completions));

@@ -37,7 +37,9 @@ public final class BenchMain {
    * whatever ran next (measured: B7 at 34 new schemas/s right after it, 87 to 99 on its own).
    */
   private static final List<String> ALL =
-      List.of("B1", "B2", "B3", "B4", "B5", "B9", "B10", "B12", "B14", "B18", "B7", "B8", "B11", "B15", "B6");
+      List.of(
+          "B1", "B2", "B3", "B4", "B5", "B9", "B10", "B12", "B14", "B16", "B18", "B7", "B8", "B11",
+          "B15", "B6");
 
   private BenchMain() {}
 
@@ -139,6 +141,7 @@ public final class BenchMain {
           case "B11" -> TenantBench.routing(ctx);
           case "B18" -> RetentionBench.run(ctx);
           case "B15" -> ConsoleBench.run(ctx);
+          case "B16" -> ControlsBench.run(ctx);
           default -> throw new IllegalStateException(id);
         }
         System.out.printf(Locale.ROOT, "   (%s took %.0f s)%n", id, (System.nanoTime() - s0) / 1e9);

@@ -68,6 +68,7 @@ public final class Main {
           TaskCommand.class,
           dev.ledger.app.schedule.ScheduleCommand.class,
           DomainCommands.Domains.class,
+          dev.ledger.app.task.ControlCommands.DomainCommand.class,
           DomainCommands.Promote.class,
           DomainCommands.Promotions.class,
           DomainCommands.Scrub.class,

@@ -50,6 +50,8 @@ class MainTest {
             new String[] {"schedule", "--help"},
             new String[] {"schedule", "lsit", "--json"},
             new String[] {"schedule", "add", "--help"},
+            new String[] {"domain", "limit", "--help"},
+            new String[] {"domain", "pase", "d"},
             new String[] {"work", "--json"},
             new String[] {"retention", "run", "--batch", "0"},
             new String[] {"demo", "--help"});

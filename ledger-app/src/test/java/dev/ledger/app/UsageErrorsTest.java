@@ -389,6 +389,7 @@ class UsageErrorsTest {
                 List.of("migrate", "--parallelism", "many"), // bad value, job command
                 List.of("fleet", "migrte"),
                 List.of("schedule", "add", "n", "--domain", "d", "--title", "t", "--every", "x"),
+                List.of("domain", "limit", "d", "--concurency", "3"), // misspelt control option
                 List.of("schema-diff", "--bogus"));
         for (List<String> command : commands) {
           List<String> before = new ArrayList<>(command);

@@ -10,6 +10,7 @@ import dev.ledger.Label;
 import dev.ledger.Status;
 import dev.ledger.codegen.db.ledger_template.tables.Tasks;
 import dev.ledger.codegen.db.ledger_template.tables.records.TasksRecord;
+import dev.ledger.control.QueueControls;
 import dev.ledger.event.EventKind;
 import dev.ledger.kernel.RenderedStatement;
 import dev.ledger.kernel.RenderedStatement.Slot;
@@ -55,6 +56,10 @@ public final class ClaimSql {
   private static final Slot<Long> RANK = Slot.of("handling rank", TASKS.LABEL_RANK.getDataType());
   private static final Slot<Integer> MAX = Slot.of("max", SQLDataType.INTEGER);
   private static final Slot<Integer> WINDOW = Slot.of("window", SQLDataType.INTEGER);
+
+  /** 1 for a claim that passed the domain's gate ({@code QueueControls}), 0 otherwise. */
+  private static final Slot<Integer> GATED = Slot.of("gated", SQLDataType.INTEGER);
+
   private static final Slot<JsonNode> PAYLOAD =
       Slot.of("claimed payload", EVENTS.PAYLOAD.getDataType());
 
@@ -66,22 +71,32 @@ public final class ClaimSql {
   private static final Field<Integer> WINDOW_ROWS =
       DSL.field(DSL.name("window_rows"), SQLDataType.INTEGER);
 
-  /** What the claim returns: every column of a claimed row, then {@link #WINDOW_ROWS}. */
+  /** The column after {@link #WINDOW_ROWS}: whether a queue control is set in the domain. */
+  private static final Field<Boolean> CONTROLS_ON =
+      DSL.field(DSL.name("controls_on"), SQLDataType.BOOLEAN);
+
+  /**
+   * What the claim returns: every column of a claimed row, then {@link #WINDOW_ROWS} and {@link
+   * #CONTROLS_ON}.
+   */
   private static final Field<?>[] CLAIMED = claimedFields();
 
   private static Field<?>[] claimedFields() {
     Field<?>[] task = TASKS.fields();
-    Field<?>[] out = java.util.Arrays.copyOf(task, task.length + 1);
+    Field<?>[] out = java.util.Arrays.copyOf(task, task.length + 2);
     out[task.length] = WINDOW_ROWS;
+    out[task.length + 1] = CONTROLS_ON;
     return out;
   }
 
   /**
    * What one claim statement did: the rows it claimed, as they are after the claim, and how many
    * candidates its window held (when that is the whole window and it claimed fewer than asked,
-   * concurrent claimers hold rows of it: {@link Claims} claims again from a larger one).
+   * concurrent claimers hold rows of it: {@link Claims} claims again from a larger one), and
+   * whether a queue control is set in the domain (an ungated claim then claimed nothing: {@link
+   * Claims} passes the gate and claims again).
    */
-  record Claimed(List<TasksRecord> rows, int windowRows) {}
+  record Claimed(List<TasksRecord> rows, int windowRows, boolean controlsOn) {}
 
   /** Claim order: priority descending, then oldest first, then by id (as the events are). */
   static final Comparator<TasksRecord> CLAIM_ORDER =
@@ -128,8 +143,10 @@ public final class ClaimSql {
       CommonTableExpression<Record1<String>> ids) {}
 
   /**
-   * The CTEs {@code classes} and {@code window} of the claim. Bound: {@link #NOW}, {@link
-   * #MANIFEST}, {@link #RANK}, {@link #WINDOW}.
+   * The CTEs {@code classes} and {@code window} of the claim. An ungated claim ({@link #GATED} 0)
+   * of a domain with a queue control set admits no class, so it claims nothing and reads no task:
+   * the one check the uncontrolled claim pays (an uncorrelated test of a table of at most one row).
+   * Bound: {@link #NOW}, {@link #MANIFEST}, {@link #RANK}, {@link #WINDOW}, {@link #GATED}.
    */
   private static ClaimWindow claimWindowCtes() {
     dev.ledger.codegen.db.ledger_template.tables.ClaimClasses k = CLAIM_CLASSES.as("k");
@@ -148,7 +165,8 @@ public final class ClaimSql {
                                     .or(
                                         DSL.condition(
                                             "{0}::jsonb <@ {1}::jsonb",
-                                            k.REQUIREMENTS, MANIFEST.field())))));
+                                            k.REQUIREMENTS, MANIFEST.field()))))
+                    .and(GATED.field().eq(DSL.inline(1)).or(QueueControls.noneActive())));
     Tasks w = TASKS.as("w");
     Field<String> md5 = DSL.field("md5({0})", String.class, w.REQUIREMENTS);
     Table<Record3<String, Long, Instant>> walk =
@@ -196,7 +214,8 @@ public final class ClaimSql {
       ClaimArgs a,
       int max,
       int window,
-      boolean citus) {
+      boolean citus,
+      boolean gated) {
     RenderedStatement claim =
         statements.get(
             ctx,
@@ -233,12 +252,17 @@ public final class ClaimSql {
                                           claimed.field(TASKS.ID).asc()))
                               .returningResult(EVENTS.SEQ));
               Table<?> size =
-                  DSL.select(DSL.count().as(WINDOW_ROWS.getName())).from(cw.ids()).asTable("n");
+                  DSL.select(
+                          DSL.count().as(WINDOW_ROWS.getName()),
+                          QueueControls.anyActive().as(CONTROLS_ON.getName()))
+                      .from(cw.ids())
+                      .asTable("n");
               List<Field<?>> out = new java.util.ArrayList<>();
               for (Field<?> f : TASKS.fields()) {
                 out.add(claimed.field(f));
               }
               out.add(size.field(WINDOW_ROWS.getName()));
+              out.add(size.field(CONTROLS_ON.getName()));
               if (citus) {
                 // Citus plans the INSERT of the events apart from the rest (an INSERT ... SELECT
                 // through intermediate results, which failed here): without it the statement
@@ -263,18 +287,23 @@ public final class ClaimSql {
                   .on(DSL.trueCondition());
             },
             citus
-                ? List.of(NOW, UNTIL, HOLDER, MANIFEST, RANK, MAX, WINDOW)
-                : List.of(NOW, UNTIL, HOLDER, MANIFEST, RANK, MAX, WINDOW, PAYLOAD));
+                ? List.of(NOW, UNTIL, HOLDER, MANIFEST, RANK, MAX, WINDOW, GATED)
+                : List.of(NOW, UNTIL, HOLDER, MANIFEST, RANK, MAX, WINDOW, PAYLOAD, GATED));
     List<TasksRecord> rows = new java.util.ArrayList<>();
     int windowRows = 0;
+    boolean controlsOn = false;
+    int gate = gated ? 1 : 0;
     Object[] binds =
         citus
-            ? new Object[] {a.now(), a.until(), a.holder(), a.manifest(), a.rank(), max, window}
+            ? new Object[] {
+              a.now(), a.until(), a.holder(), a.manifest(), a.rank(), max, window, gate
+            }
             : new Object[] {
-              a.now(), a.until(), a.holder(), a.manifest(), a.rank(), max, window, a.payload()
+              a.now(), a.until(), a.holder(), a.manifest(), a.rank(), max, window, a.payload(), gate
             };
     for (Record r : claim.fetch(ctx, CLAIMED, binds)) {
       windowRows = r.get(WINDOW_ROWS);
+      controlsOn = Boolean.TRUE.equals(r.get(CONTROLS_ON));
       if (r.get(TASKS.ID) != null) {
         TasksRecord row = r.into(TASKS);
         row.changed(false);
@@ -284,7 +313,7 @@ public final class ClaimSql {
     if (citus) {
       logClaims(ctx, rows, a);
     }
-    return new Claimed(rows, windowRows);
+    return new Claimed(rows, windowRows, controlsOn);
   }
 
   /**

@@ -12,6 +12,7 @@ import dev.ledger.Validation;
 import dev.ledger.append.Transitions;
 import dev.ledger.codegen.db.ledger_template.tables.Tasks;
 import dev.ledger.codegen.db.ledger_template.tables.records.TasksRecord;
+import dev.ledger.control.QueueControls;
 import dev.ledger.event.Event;
 import dev.ledger.kernel.Engine;
 import dev.ledger.kernel.Rows;
@@ -34,6 +35,16 @@ public final class Claims {
   private final Engine engine;
   private final Transitions transitions;
 
+  private final QueueControls controls;
+
+  /** The schemas whose claims pass the gate first (a control was seen set). */
+  private final java.util.Set<String> gatedSchemas =
+      java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+  /** The domains whose last claim the controls held back. */
+  private final java.util.concurrent.ConcurrentMap<String, HeldBack> held =
+      new java.util.concurrent.ConcurrentHashMap<>();
+
   /** Each domain's claim window slack, learnt from its claims; bounded by the domains claimed. */
   private final java.util.concurrent.ConcurrentMap<String, ClaimSlack> slacks =
       new java.util.concurrent.ConcurrentHashMap<>();
@@ -47,6 +58,7 @@ public final class Claims {
   public Claims(Engine engine, Transitions transitions) {
     this.engine = engine;
     this.transitions = transitions;
+    this.controls = new QueueControls(engine);
   }
 
   /**
@@ -91,34 +103,26 @@ public final class Claims {
       return List.of();
     }
     DSLContext ctx = tx.forSchema(schema.get());
-    Instant now = engine.now();
-    Instant until = now.plus(claimer.lease());
-    ClaimSql.ClaimArgs args =
-        new ClaimSql.ClaimArgs(
-            now,
-            until,
-            holder,
-            ClaimSql.jsonArray(claimer.manifest()),
-            claimer.handling().rank(),
-            new Event.Claimed(holder, until).payload());
-    ClaimSlack slack = slacks.computeIfAbsent(schema.get(), s -> new ClaimSlack());
-    int window = ClaimSlack.window(max, slack.current());
-    ClaimSql.Claimed claimed =
-        ClaimSql.claimIn(engine.statements(), ctx, args, max, window, engine.citus());
-    List<TasksRecord> rows = new ArrayList<>(claimed.rows());
-    // short of max with a full window: concurrent transactions hold (or just changed) rows of
-    // the window; look behind them in a window 8 times larger, and widen the next claims'
-    boolean contended = rows.size() < max && claimed.windowRows() >= window;
-    while (rows.size() < max
-        && window <= ClaimSql.MAX_CLAIM_WINDOW / 8
-        && claimed.windowRows() >= window) {
-      window *= 8;
-      claimed =
-          ClaimSql.claimIn(
-              engine.statements(), ctx, args, max - rows.size(), window, engine.citus());
-      rows.addAll(claimed.rows());
+    Gated gated = gatedSchemas.contains(schema.get()) ? gate(ctx, domain, schema.get(), max) : null;
+    if (gated != null && gated.grant().allowed() == 0) {
+      return List.of();
     }
-    slack.record(contended);
+    ClaimSlack slack = slacks.computeIfAbsent(schema.get(), s -> new ClaimSlack());
+    ClaimedRows claimed = claimRows(ctx, claimer, gated, max, slack);
+    List<TasksRecord> rows = claimed.rows();
+    if (gated == null && rows.isEmpty() && claimed.controlsOn()) {
+      // the claim found a control set (the statement claimed nothing): pass the gate, claim again
+      gatedSchemas.add(schema.get());
+      gated = gate(ctx, domain, schema.get(), max);
+      if (gated == null || gated.grant().allowed() == 0) {
+        return List.of();
+      }
+      rows = claimRows(ctx, claimer, gated, max, slack).rows();
+    }
+    if (gated != null) {
+      controls.spend(ctx, gated.grant(), rows.size());
+    }
+    Instant until = rows.isEmpty() ? null : untilOf(rows.get(0));
     rows.sort(ClaimSql.CLAIM_ORDER);
     List<ClaimedTask> out = new ArrayList<>(rows.size());
     for (TasksRecord row : rows) {
@@ -128,6 +132,96 @@ public final class Claims {
     }
     return out;
   }
+
+  /** A claim that passed the gate: its grant, and the domain for the held-back record. */
+  private record Gated(QueueControls.Grant grant) {}
+
+  /** The rows a claim took, and whether its first statement found a queue control set. */
+  private record ClaimedRows(List<TasksRecord> rows, boolean controlsOn) {}
+
+  /**
+   * Passes the domain's gate: locks its controls row and reads the grant; records the domain as
+   * held back (or not) for {@link #heldBack}. Null when no control is set (the schema claims
+   * ungated again).
+   */
+  private Gated gate(DSLContext ctx, String domain, String schema, int max) {
+    Optional<QueueControls.Grant> grant = controls.open(ctx, max);
+    if (grant.isEmpty()) {
+      gatedSchemas.remove(schema);
+      held.remove(domain);
+      return null;
+    }
+    QueueControls.Grant g = grant.get();
+    if (g.hold() != null) {
+      held.put(domain, new HeldBack(g.hold(), g.recheck()));
+    } else {
+      held.remove(domain);
+    }
+    return new Gated(g);
+  }
+
+  /**
+   * Claims up to {@code max} tasks (the grant's allowed when gated, at the grant's time), from a
+   * larger window while concurrent claimers hold rows of a full one.
+   */
+  private ClaimedRows claimRows(
+      DSLContext ctx, Claimer claimer, Gated gated, int max, ClaimSlack slack) {
+    String holder = claimer.holder();
+    Instant now = gated != null ? gated.grant().now() : engine.now();
+    int ask = gated != null ? Math.min(max, gated.grant().allowed()) : max;
+    Instant until = now.plus(claimer.lease());
+    ClaimSql.ClaimArgs args =
+        new ClaimSql.ClaimArgs(
+            now,
+            until,
+            holder,
+            ClaimSql.jsonArray(claimer.manifest()),
+            claimer.handling().rank(),
+            new Event.Claimed(holder, until).payload());
+    boolean g = gated != null;
+    int window = ClaimSlack.window(ask, slack.current());
+    ClaimSql.Claimed claimed =
+        ClaimSql.claimIn(engine.statements(), ctx, args, ask, window, engine.citus(), g);
+    boolean controlsOn = claimed.controlsOn();
+    List<TasksRecord> rows = new ArrayList<>(claimed.rows());
+    // short of ask with a full window: concurrent transactions hold (or just changed) rows of
+    // the window; look behind them in a window 8 times larger, and widen the next claims'
+    boolean contended = rows.size() < ask && claimed.windowRows() >= window;
+    while (rows.size() < ask
+        && window <= ClaimSql.MAX_CLAIM_WINDOW / 8
+        && claimed.windowRows() >= window) {
+      window *= 8;
+      claimed =
+          ClaimSql.claimIn(
+              engine.statements(), ctx, args, ask - rows.size(), window, engine.citus(), g);
+      rows.addAll(claimed.rows());
+    }
+    slack.record(contended);
+    return new ClaimedRows(rows, controlsOn);
+  }
+
+  private static Instant untilOf(TasksRecord row) {
+    return row.getLeaseUntil();
+  }
+
+  /**
+   * Whether the last claim of a domain through this ledger was held back by its queue controls:
+   * why, and when to claim again if nothing wakes the claimer sooner. Worker pools back off on it.
+   *
+   * @param domain the domain
+   * @return the hold, or empty when the last claim was not held back
+   */
+  public Optional<HeldBack> heldBack(String domain) {
+    return Optional.ofNullable(held.get(domain));
+  }
+
+  /**
+   * A claim held back by a domain's controls.
+   *
+   * @param why the control that held it back
+   * @param recheck how soon to claim again when nothing wakes the claimer sooner
+   */
+  public record HeldBack(QueueControls.Hold why, java.time.Duration recheck) {}
 
   /**
    * Claims one given task, when it is claimable by this claimer.
@@ -152,7 +246,13 @@ public final class Claims {
             tx,
             id,
             row -> {
-              Instant now = engine.now();
+              DSLContext domainCtx = DSL.using(row.configuration());
+              // a claim by id passes the domain's controls too (a pause, a full limit refuse it)
+              Optional<QueueControls.Grant> grant = controls.open(domainCtx, 1);
+              if (grant.isPresent() && grant.get().allowed() == 0) {
+                throw wrong(row, "claim", heldBackWhy(grant.get()));
+              }
+              Instant now = grant.map(QueueControls.Grant::now).orElseGet(engine::now);
               Tasks t = TASKS.as("t");
               boolean ok =
                   DSL.using(row.configuration())
@@ -171,9 +271,21 @@ public final class Claims {
                 throw wrong(row, "claim", ClaimSql.whyNotClaimable(row, now, manifest, handling));
               }
               until[0] = now.plus(claimer.lease());
+              grant.ifPresent(g -> controls.spend(domainCtx, g, 1));
               return new Event.Claimed(holder, until[0]);
             });
     return new Lease(id, holder, after.getAttempts(), until[0]);
+  }
+
+  private static String heldBackWhy(QueueControls.Grant grant) {
+    return switch (grant.hold()) {
+      case PAUSED -> "its domain is paused (resume it to claim)";
+      case CONCURRENCY ->
+          "its domain's concurrency limit of "
+              + grant.row().getMaxClaimed()
+              + " claimed tasks is reached";
+      case RATE -> "its domain's rate limit is reached; try again in " + grant.recheck();
+    };
   }
 
   private static void checkClaimer(Claimer claimer) {

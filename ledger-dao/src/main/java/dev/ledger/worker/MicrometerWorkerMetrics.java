@@ -6,6 +6,7 @@ import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
@@ -28,7 +29,10 @@ import java.util.concurrent.atomic.AtomicLong;
  *       (tagged {@code outcome}: completed, failed, lost), {@code ledger.pickup.latency} (from the
  *       task's admission, or its release, to its claim, as the ledger's clock recorded both);
  *   <li>gauges {@code ledger.tasks.depth} (tagged {@code status}), sampled by the pool every 15 s
- *       with one grouped count per domain.
+ *       with one grouped count per domain;
+ *   <li>gauges {@code ledger.queue.held} (tagged {@code control}: paused, concurrency, rate): 1
+ *       while the pool's last claim of the domain was held back by that queue control, else 0
+ *       (docs/controls.md).
  * </ul>
  *
  * <p>And, untagged: gauge {@code ledger.worker.outages}, the pools of these metrics whose claims
@@ -45,6 +49,10 @@ public final class MicrometerWorkerMetrics implements WorkerMetrics {
   private final MeterRegistry registry;
   private final Map<String, AtomicLong> depths = new ConcurrentHashMap<>();
   private final Map<String, AtomicLong> filed = new ConcurrentHashMap<>();
+  private final Map<String, AtomicLong> held = new ConcurrentHashMap<>();
+
+  /** The controls {@code ledger.queue.held} is tagged with. */
+  private static final List<String> HELD_CONTROLS = List.of("paused", "concurrency", "rate");
 
   /** Pools of these metrics whose claims are failing now. */
   private final java.util.concurrent.atomic.AtomicInteger outages =
@@ -138,6 +146,24 @@ public final class MicrometerWorkerMetrics implements WorkerMetrics {
   @Override
   public void dead(String domain) {
     counter("ledger.tasks.dead", domain).increment();
+  }
+
+  @Override
+  public void heldBack(String domain, String control) {
+    for (String c : HELD_CONTROLS) {
+      held.computeIfAbsent(
+              domain + "\n" + c,
+              k -> {
+                AtomicLong v = new AtomicLong();
+                Gauge.builder("ledger.queue.held", v, AtomicLong::doubleValue)
+                    .description("1 while the domain's claims are held back by this queue control")
+                    .tag("domain", domain)
+                    .tag("control", c)
+                    .register(registry);
+                return v;
+              })
+          .set(c.equals(control) ? 1 : 0);
+    }
   }
 
   @Override

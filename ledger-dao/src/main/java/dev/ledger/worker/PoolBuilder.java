@@ -29,6 +29,13 @@ abstract class PoolBuilder<B extends PoolBuilder<B>> {
   Duration shutdownTimeout = Duration.ofSeconds(30);
   WorkerMetrics metrics = WorkerMetrics.NONE;
   boolean logTaskText;
+  Duration handlerTimeout;
+
+  /** Shortest handler timeout. */
+  static final Duration MIN_HANDLER_TIMEOUT = Duration.ofMillis(10);
+
+  /** Longest handler timeout. */
+  static final Duration MAX_HANDLER_TIMEOUT = Duration.ofDays(1);
 
   /** Fewest and most worker threads of a pool. */
   static final int MIN_CONCURRENCY = 1;
@@ -225,6 +232,30 @@ abstract class PoolBuilder<B extends PoolBuilder<B>> {
   }
 
   /**
+   * How long a handler may run: past it, the handler's thread is interrupted, its lease no longer
+   * heartbeaten, and the attempt fails with the error {@code timed out after <timeout> (the handler
+   * was interrupted)}, retried after its backoff like any failure and a dead letter at the last
+   * attempt. The failure is recorded when the handler returns or throws (an interrupted blocking
+   * call throws at once); a handler that ignores interrupts keeps its thread, and once its lease
+   * runs out another claim takes the task over as a failed attempt. No limit by default.
+   *
+   * @param timeout 10 ms to 1 day, or null for no limit
+   * @return this
+   * @throws InvalidInputException naming {@code handler_timeout}
+   */
+  public B handlerTimeout(Duration timeout) {
+    if (timeout != null
+        && (timeout.compareTo(MIN_HANDLER_TIMEOUT) < 0
+            || timeout.compareTo(MAX_HANDLER_TIMEOUT) > 0)) {
+      throw new InvalidInputException(
+          "handler_timeout",
+          "must be " + MIN_HANDLER_TIMEOUT + " to " + MAX_HANDLER_TIMEOUT + ", was " + timeout);
+    }
+    this.handlerTimeout = timeout;
+    return self();
+  }
+
+  /**
    * The settings as given.
    *
    * @param defaultHolder the holder when none was given
@@ -241,6 +272,7 @@ abstract class PoolBuilder<B extends PoolBuilder<B>> {
         retry,
         shutdownTimeout,
         metrics,
-        logTaskText);
+        logTaskText,
+        handlerTimeout);
   }
 }

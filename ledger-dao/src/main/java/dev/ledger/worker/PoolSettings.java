@@ -17,6 +17,8 @@ import java.util.List;
  * @param shutdownTimeout how long close waits for running handlers
  * @param metrics where the pool reports
  * @param logTaskText whether log lines may carry a failure's text (the handler's message)
+ * @param handlerTimeout how long a handler may run before it is interrupted and its attempt fails
+ *     as timed out, or null for no limit
  */
 record PoolSettings(
     String holder,
@@ -28,4 +30,5 @@ record PoolSettings(
     RetryPolicy retry,
     Duration shutdownTimeout,
     WorkerMetrics metrics,
-    boolean logTaskText) {}
+    boolean logTaskText,
+    Duration handlerTimeout) {}

@@ -145,6 +145,12 @@ final class TaskRunner {
   /** The error class of a failure the handler returned ({@link Outcome#failed}). */
   static final String RETURNED_FAILURE = "Outcome.failed";
 
+  /** The error class of a run past the handler timeout ({@link PoolBuilder#handlerTimeout}). */
+  static final String TIMED_OUT = "timed out";
+
+  /** How long a handler may run, or null ({@link PoolBuilder#handlerTimeout}). */
+  private final Duration handlerTimeout;
+
   /** Whether log lines may carry a failure's text ({@link PoolBuilder#logTaskText}). */
   private final boolean logTaskText;
 
@@ -163,6 +169,7 @@ final class TaskRunner {
     this.retry = settings.retry();
     this.metrics = settings.metrics();
     this.logTaskText = settings.logTaskText();
+    this.handlerTimeout = settings.handlerTimeout();
     this.pool = pool;
   }
 
@@ -399,6 +406,9 @@ final class TaskRunner {
       long t0 = System.nanoTime();
       Outcome outcome;
       String errorClass = RETURNED_FAILURE;
+      HandlerTimeout timeout =
+          handlerTimeout == null ? null : HandlerTimeout.arm(timers, handlerTimeout, r);
+      boolean timedOut = false;
       try {
         outcome = pool.handle(r, task, ctx);
         if (outcome == null) {
@@ -417,8 +427,14 @@ final class TaskRunner {
         outcome = Outcome.failed(describe(t));
         errorClass = t.getClass().getName();
       } finally {
+        timedOut = timeout != null && timeout.disarm();
         r.beating = false;
         r.finish();
+      }
+      if (timedOut) {
+        outcome =
+            Outcome.failed("timed out after " + handlerTimeout + " (the handler was interrupted)");
+        errorClass = TIMED_OUT;
       }
       Duration took = Duration.ofNanos(System.nanoTime() - t0);
       if (ctx.leaseLost()) {

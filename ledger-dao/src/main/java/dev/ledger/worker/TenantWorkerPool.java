@@ -96,7 +96,12 @@ public final class TenantWorkerPool implements AutoCloseable {
     int empty;
     boolean idle = true;
     String refusal;
+
+    /** When the tenant's domain controls held its last claim back: when to claim again. */
+    Long heldUntil;
   }
+
+  private final WorkerMetrics metrics;
 
   private TenantWorkerPool(Builder b) {
     PoolSettings settings = b.settings("tenants-" + ProcessHandle.current().pid());
@@ -109,6 +114,7 @@ public final class TenantWorkerPool implements AutoCloseable {
     this.perTenant = b.perTenant > 0 ? b.perTenant : settings.concurrency();
     this.lease = settings.lease();
     this.pollInterval = settings.pollInterval();
+    this.metrics = settings.metrics();
     this.shutdownTimeout = settings.shutdownTimeout();
     this.permits = new Semaphore(concurrency);
     this.runner = new TaskRunner(LOG, "ledger tenant worker", settings, new Hooks());
@@ -286,7 +292,9 @@ public final class TenantWorkerPool implements AutoCloseable {
           // transactions finishing other tasks, and skipped): a tenant rests a poll interval
           // only after two empty claims in a row, or one after it was found empty before
           s.empty = got == 0 ? s.empty + 1 : 0;
-          if (s.empty >= 2 || (got == 0 && s.idle)) {
+          if (s.heldUntil != null) {
+            s.nextClaim = s.heldUntil; // no loop on a paused or limited domain
+          } else if (s.empty >= 2 || (got == 0 && s.idle)) {
             s.nextClaim = System.nanoTime() + pollInterval.toNanos();
             s.idle = true;
           } else if (got > 0) {
@@ -337,6 +345,21 @@ public final class TenantWorkerPool implements AutoCloseable {
       }
       claimed = runner.claim(ledger, tenant, domain, ask);
       served(tenant);
+      // held back by the domain's controls (paused, a limit reached): claim again at the recheck
+      java.util.Optional<java.util.Map.Entry<String, Duration>> held =
+          claimed.size() < ask ? ledger.worker().heldBack(domain) : java.util.Optional.empty();
+      metrics.heldBack(domain, held.map(java.util.Map.Entry::getKey).orElse(null));
+      synchronized (signal) {
+        Slot s = slots.get(tenant);
+        if (s != null) {
+          s.heldUntil =
+              held.map(
+                      h ->
+                          System.nanoTime()
+                              + Math.min(h.getValue().toNanos(), pollInterval.toNanos()))
+                  .orElse(null);
+        }
+      }
     } catch (TenantUnavailableException e) {
       refused(tenant, e.reason().wire(), e.getMessage());
       rest(tenant);

@@ -109,6 +109,15 @@ public interface WorkerMetrics {
   default void depth(String domain, java.util.Map<String, Long> counts) {}
 
   /**
+   * After each claim of a domain: whether the domain's queue controls held it back, and by which
+   * (see {@link WorkerPort#heldBack}).
+   *
+   * @param domain the domain
+   * @param control {@code paused}, {@code concurrency} or {@code rate}; null when not held back
+   */
+  default void heldBack(String domain, String control) {}
+
+  /**
    * Whether {@link #pickedUp} is wanted: the pool reads when each claimed task became claimable
    * (one query per claimed batch) only then.
    *

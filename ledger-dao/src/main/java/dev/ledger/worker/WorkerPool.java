@@ -125,6 +125,12 @@ public final class WorkerPool implements AutoCloseable {
 
     /** When to read the domain's next schedule tick again; null for at once. */
     Instant scheduleCheck;
+
+    /** When the domain's controls held its last claim back: when to claim again, else null. */
+    Instant recheck;
+
+    /** The control that held it back ({@code paused}, {@code concurrency}, {@code rate}). */
+    String held;
   }
 
   private WorkerPool(Builder b) {
@@ -186,6 +192,10 @@ public final class WorkerPool implements AutoCloseable {
     public void done(RunningTask r) {
       permits.release();
       synchronized (signal) {
+        DomainState d = state.get(r.domain);
+        if (d != null && "concurrency".equals(d.held)) {
+          d.pending = true; // a slot of the domain's concurrency limit freed: claim it
+        }
         if (state.values().stream().anyMatch(s -> s.pending)) {
           signalled = true;
           signal.notifyAll();
@@ -412,6 +422,25 @@ public final class WorkerPool implements AutoCloseable {
     if (claimed.size() == ask) {
       markPending(domain); // a full batch: there may be more
     }
+    // held back by the domain's controls (paused, a limit reached): no claim in a loop, claim
+    // again at the recheck, on a wake-up (a resume or a changed limit notifies), or for the
+    // concurrency limit when one of the domain's tasks here ends
+    Optional<Map.Entry<String, Duration>> held =
+        claimed.size() < ask ? ledger.worker().heldBack(domain) : Optional.empty();
+    metrics.heldBack(domain, held.map(Map.Entry::getKey).orElse(null));
+    synchronized (signal) {
+      DomainState s = state.get(domain);
+      s.held = held.map(Map.Entry::getKey).orElse(null);
+      s.recheck =
+          held.map(
+                  h ->
+                      Instant.now()
+                          .plus(
+                              h.getValue().compareTo(pollInterval) < 0
+                                  ? h.getValue()
+                                  : pollInterval))
+              .orElse(null);
+    }
     for (RunningTask r : claimed) {
       permits.acquireUninterruptibly();
       runner.submit(r);
@@ -514,6 +543,15 @@ public final class WorkerPool implements AutoCloseable {
     synchronized (signal) {
       long deadline = System.nanoTime() + pollInterval.toNanos();
       while (life == State.RUNNING) {
+        Instant recheck = null;
+        for (DomainState s : state.values()) {
+          if (s.recheck != null && !Instant.now().isBefore(s.recheck)) {
+            s.recheck = null; // a held-back domain's time to claim again
+            s.pending = true;
+          } else if (s.recheck != null && (recheck == null || s.recheck.isBefore(recheck))) {
+            recheck = s.recheck;
+          }
+        }
         boolean anyPending = state.values().stream().anyMatch(s -> s.pending || s.dueStale);
         if (anyPending && permits.availablePermits() > 0) {
           return;
@@ -528,6 +566,10 @@ public final class WorkerPool implements AutoCloseable {
         Instant due = earliestDue();
         if (due != null) {
           waitNanos = Math.min(waitNanos, Duration.between(Instant.now(), due).toNanos());
+        }
+        if (recheck != null) {
+          waitNanos =
+              Math.min(waitNanos, Math.max(1, Duration.between(Instant.now(), recheck).toNanos()));
         }
         if (waitNanos <= 0) {
           if (due != null && !Instant.now().isBefore(due)) {

@@ -68,6 +68,21 @@ public interface WorkerPort {
   List<ClaimedTask> claimTasks(String domain, Claimer claimer, int max);
 
   /**
+   * Whether the last claim of {@code domain} through this port's ledger was held back by the
+   * domain's queue controls (paused, its concurrency limit reached, its rate limit's window full;
+   * {@link Ledger#pause}, {@link Ledger#setLimits}), and how soon to claim again when nothing wakes
+   * the claimer sooner: a pool waits that long (or for a wake-up: a resume or a changed limit
+   * notifies) instead of claiming in a loop. Read from memory, no database call.
+   *
+   * @param domain the domain
+   * @return the control that held it back ({@code paused}, {@code concurrency} or {@code rate}) and
+   *     when to claim again; empty when the last claim was not held back. This default: empty
+   */
+  default Optional<Map.Entry<String, Duration>> heldBack(String domain) {
+    return Optional.empty();
+  }
+
+  /**
    * Completes several claimed tasks of one domain in one transaction, each under its lease as
    * {@link Ledger#complete} does (same events, same rows), appended set-wise: what a worker pool
    * does with the finished tasks of a batch. A lease that is not its task's current one (or names a

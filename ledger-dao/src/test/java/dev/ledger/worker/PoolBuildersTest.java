@@ -70,6 +70,8 @@ class PoolBuildersTest {
         bad("poll_interval", "poll 61 min", b -> b.pollInterval(Duration.ofMinutes(61))),
         bad("shutdown_timeout", "shutdown null", b -> b.shutdownTimeout(null)),
         bad("shutdown_timeout", "shutdown -1 s", b -> b.shutdownTimeout(Duration.ofSeconds(-1))),
+        bad("handler_timeout", "handler timeout 9 ms", b -> b.handlerTimeout(Duration.ofMillis(9))),
+        bad("handler_timeout", "handler timeout 2 days", b -> b.handlerTimeout(Duration.ofDays(2))),
         bad("manifest", "manifest null", b -> b.manifest(null)),
         bad("manifest", "manifest with an empty entry", b -> b.manifest(List.of("sql", ""))),
         bad("manifest", "manifest with a blank entry", b -> b.manifest(List.of(" "))),

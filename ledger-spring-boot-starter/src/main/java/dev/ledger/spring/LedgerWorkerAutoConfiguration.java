@@ -90,6 +90,7 @@ public class LedgerWorkerAutoConfiguration {
                   .pollInterval(properties.getPollInterval())
                   .shutdownTimeout(properties.getShutdownTimeout())
                   .logTaskText(properties.isLogTaskText())
+                  .handlerTimeout(properties.getHandlerTimeout())
                   .retry(
                       new RetryPolicy(
                           properties.getMaxAttempts(),

@@ -34,6 +34,12 @@ public class LedgerWorkerProperties {
   private boolean logTaskText;
 
   /**
+   * How long a handler may run before it is interrupted and its attempt fails as timed out (retried
+   * like any failure), 10 ms to 1 day; no limit when unset (docs/controls.md).
+   */
+  private Duration handlerTimeout;
+
+  /**
    * The holder name leases are taken in, unique per pool; by default host, pid and a random part.
    */
   private String holder;
@@ -121,6 +127,20 @@ public class LedgerWorkerProperties {
    */
   public void setPollInterval(Duration pollInterval) {
     this.pollInterval = pollInterval;
+  }
+
+  /**
+   * @return the handler timeout, or null for none
+   */
+  public Duration getHandlerTimeout() {
+    return handlerTimeout;
+  }
+
+  /**
+   * @param handlerTimeout the handler timeout, 10 ms to 1 day, or null for none
+   */
+  public void setHandlerTimeout(Duration handlerTimeout) {
+    this.handlerTimeout = handlerTimeout;
   }
 
   /**

@@ -31,7 +31,8 @@ public final class DomainCommands {
   @Command(
       name = "domains",
       mixinStandardHelpOptions = true,
-      description = "List each domain, its schema, its version and task counts by status.",
+      description =
+          "List each domain, its schema, its version, task counts by status and queue controls.",
       footer = {"", "Example:", "  ledger-app domains --json"})
   public static final class Domains extends LedgerCommand {
     @Override
@@ -46,6 +47,7 @@ public final class DomainCommands {
           o.put("version", d.version());
           ObjectNode counts = o.putObject("tasks");
           d.tasks().forEach((s, n) -> counts.put(s.wire(), n));
+          o.set("controls", ControlCommands.controls(ledger.controls(d.domain())));
         }
         Output.json(out, Output.object().set("domains", a));
         return ExitCodes.OK;
@@ -66,6 +68,10 @@ public final class DomainCommands {
                 d.tasks().get(Status.COMPLETED),
                 d.tasks().get(Status.INVALIDATED)));
         out.println("  schema " + d.schema());
+        dev.ledger.DomainControls c = ledger.controls(d.domain());
+        if (c.any()) {
+          out.println("  controls: " + ControlCommands.line(c));
+        }
       }
       out.println(domains.size() + " domain(s)");
       return ExitCodes.OK;

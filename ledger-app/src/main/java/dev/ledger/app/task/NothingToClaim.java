@@ -1,6 +1,7 @@
 package dev.ledger.app.task;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.ledger.DomainControls;
 import dev.ledger.Label;
 import dev.ledger.Ledger;
 import dev.ledger.Status;
@@ -34,6 +35,8 @@ import java.util.TreeMap;
  * @param leased tasks held by a live lease
  * @param leasedUntil the earliest lease end among them, or null
  * @param claimable tasks that meet every condition now (filed or released after the claim)
+ * @param controls the domain's queue controls (a pause or a reached limit holds claims back), or
+ *     null for an unknown domain
  */
 record NothingToClaim(
     String domain,
@@ -45,7 +48,8 @@ record NothingToClaim(
     int continued,
     int leased,
     Instant leasedUntil,
-    int claimable) {
+    int claimable,
+    DomainControls controls) {
 
   /**
    * Reads why nothing is claimable.
@@ -60,7 +64,7 @@ record NothingToClaim(
   static NothingToClaim explain(
       Ledger ledger, String domain, Collection<String> can, Label handling, Instant now) {
     if (!ledger.domains().contains(domain)) {
-      return new NothingToClaim(domain, false, 0, Map.of(), Map.of(), 0, 0, 0, null, 0);
+      return new NothingToClaim(domain, false, 0, Map.of(), Map.of(), 0, 0, 0, null, 0, null);
     }
     int proposed = ledger.list(domain, Status.PROPOSED).size();
     Map<String, Integer> missing = new TreeMap<>();
@@ -104,7 +108,17 @@ record NothingToClaim(
       claimable++;
     }
     return new NothingToClaim(
-        domain, true, proposed, missing, above, waiting, continued, leased, leasedUntil, claimable);
+        domain,
+        true,
+        proposed,
+        missing,
+        above,
+        waiting,
+        continued,
+        leased,
+        leasedUntil,
+        claimable,
+        ledger.controls(domain));
   }
 
   private static boolean completed(Ledger ledger, String id) {
@@ -127,6 +141,10 @@ record NothingToClaim(
       return head + ": no such domain (no task was ever filed in it)";
     }
     List<String> why = new ArrayList<>();
+    String held = heldBy();
+    if (held != null) {
+      why.add(held);
+    }
     missing.forEach((r, n) -> why.add(n + " " + (n == 1 ? "needs" : "need") + " --can " + r));
     aboveHandling.forEach(
         (l, n) -> why.add(n + " labelled " + l + ", above --handling " + handling.wire()));
@@ -158,6 +176,31 @@ record NothingToClaim(
   }
 
   /**
+   * The control that holds the domain's claims back, in words, or null: a pause, a concurrency
+   * limit reached (the tasks claimed now), or a rate limit (which the read cannot tell full or not:
+   * it is named).
+   */
+  private String heldBy() {
+    if (controls == null || !controls.any()) {
+      return null;
+    }
+    if (controls.paused()) {
+      return "the domain is paused (ledger-app domain resume " + Output.fit(domain, 40) + ")";
+    }
+    if (controls.maxClaimed() != null && controls.claimedNow() >= controls.maxClaimed()) {
+      return "the domain's concurrency limit is reached ("
+          + controls.claimedNow()
+          + " of at most "
+          + controls.maxClaimed()
+          + " claimed)";
+    }
+    if (controls.rateClaims() != null) {
+      return "the domain's rate limit of " + controls.rateText() + " claims may be reached";
+    }
+    return null;
+  }
+
+  /**
    * The same as JSON fields, added to {@code task claim --json}'s document.
    *
    * @param doc the document
@@ -177,5 +220,8 @@ record NothingToClaim(
     counts.put("leased", leased);
     counts.put("firstLeaseEnds", leasedUntil == null ? null : Output.time(leasedUntil));
     counts.put("claimableNow", claimable);
+    if (controls != null) {
+      doc.set("controls", ControlCommands.controls(controls));
+    }
   }
 }
