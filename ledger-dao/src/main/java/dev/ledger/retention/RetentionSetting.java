@@ -5,7 +5,7 @@ import java.time.Instant;
 import java.util.Optional;
 
 /**
- * A domain's row of the retention table ({@code ledger_retention}, directory migration V9): its
+ * A domain's row of the retention table ({@code ledger_retention}, directory migration V8): its
  * retention, if any, and what purges removed so far.
  *
  * @param domain the domain
