@@ -32,9 +32,14 @@ public record DiffReport(
     Verification verification,
     boolean online) {
 
-  /** The header of an online script: a statement that cannot get its lock fails instead. */
-  static final List<String> ONLINE_HEADER =
-      List.of("SET lock_timeout = '5s';", "SET statement_timeout = '0';");
+  /** Every printed script's first statement: one that cannot get its lock fails instead. */
+  static final String LOCK_TIMEOUT = "SET lock_timeout = '5s';";
+
+  /**
+   * The header of an online script: the lock timeout, and no statement timeout (a concurrent index
+   * build may run long).
+   */
+  static final List<String> ONLINE_HEADER = List.of(LOCK_TIMEOUT, "SET statement_timeout = '0';");
 
   private static final String CLASSES =
       "`safe`: catalog only, or on a new object; `locking`: blocks reads or writes while it runs;"
@@ -213,6 +218,11 @@ public record DiffReport(
       sql.append(
           "-- online plan: a statement that cannot get its lock within 5 s fails; run again\n");
       ONLINE_HEADER.forEach(s -> sql.append(s).append('\n'));
+    } else if (!diff.isEmpty()) {
+      sql.append(
+          "-- a statement that cannot get its lock within 5 s fails instead of queueing every"
+              + " query on its table behind it; run again\n");
+      sql.append(LOCK_TIMEOUT).append('\n');
     }
     if (diff.script().stream()
         .anyMatch(s -> s.contains(SchemaCatalog.DEFAULT_SCHEMA_PLACEHOLDER))) {
