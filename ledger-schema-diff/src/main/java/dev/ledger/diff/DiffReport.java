@@ -23,6 +23,8 @@ import java.util.Set;
  * @param failOn the rule that decides whether the diff fails
  * @param verification what checking the SQL on a scratch schema found
  * @param online whether the SQL is the online plan ({@code --online})
+ * @param findings the advice on the head's new columns and migrations ({@link Finding}), never
+ *     failing the diff; empty when there is none
  */
 public record DiffReport(
     String base,
@@ -30,7 +32,13 @@ public record DiffReport(
     CatalogDiff diff,
     FailOn failOn,
     Verification verification,
-    boolean online) {
+    boolean online,
+    List<Finding> findings) {
+
+  /** Copies the findings. */
+  public DiffReport {
+    findings = List.copyOf(findings);
+  }
 
   /** Every printed script's first statement: one that cannot get its lock fails instead. */
   static final String LOCK_TIMEOUT = "SET lock_timeout = '5s';";
@@ -128,6 +136,20 @@ public record DiffReport(
             .append(" |\n");
       }
     }
+    if (!findings.isEmpty()) {
+      md.append("\n### Advice (does not fail the diff)\n\n");
+      md.append("| rule | finding | instead |\n| --- | --- | --- |\n");
+      for (Finding f : findings) {
+        md.append("| `")
+            .append(f.rule())
+            .append("` | ")
+            .append(cell(f.message()))
+            .append(" | ")
+            .append(cell(f.alternative()))
+            .append(" |\n");
+      }
+      md.append("\nSilence a rule for one statement with `-- ledger:allow RULE` in it.\n");
+    }
     md.append("\n### SQL from base to head\n\n```sql\n").append(script()).append("```\n");
     return md.toString();
   }
@@ -146,6 +168,7 @@ public record DiffReport(
         + " -> head "
         + head
         + ".\n"
+        + adviceComments()
         + (diff.isEmpty() ? "" : "\n" + script());
   }
 
@@ -153,7 +176,8 @@ public record DiffReport(
    * The report as JSON: {@code verdict}, {@code base}, {@code head}, {@code failOn}, {@code
    * failed}, {@code counts} per class, {@code changes} (each with {@code table}, {@code kind},
    * {@code name}, {@code action}, {@code before}, {@code after}, {@code class}, {@code reason},
-   * {@code hint}, {@code sql}) and the whole {@code sql} script.
+   * {@code hint}, {@code sql}), the whole {@code sql} script and the {@code findings} (each with
+   * {@code rule}, {@code severity}, {@code message}, {@code alternative}).
    *
    * @return JSON on one line, ending with a line break
    */
@@ -198,11 +222,33 @@ public record DiffReport(
     }
     ArrayNode sql = root.putArray("sql");
     diff.script().forEach(sql::add);
+    ArrayNode advice = root.putArray("findings");
+    for (Finding f : findings) {
+      ObjectNode node = advice.addObject();
+      node.put("rule", f.rule());
+      node.put("severity", f.severity());
+      node.put("message", f.message());
+      node.put("alternative", f.alternative());
+    }
     try {
       return mapper.writeValueAsString(root) + "\n";
     } catch (JsonProcessingException e) {
       throw new IllegalStateException("a JSON tree always serialises", e);
     }
+  }
+
+  private String adviceComments() {
+    StringBuilder sql = new StringBuilder();
+    for (Finding f : findings) {
+      sql.append("-- advice ")
+          .append(f.rule())
+          .append(": ")
+          .append(f.message().replace('\n', ' '))
+          .append("; instead: ")
+          .append(f.alternative())
+          .append('\n');
+    }
+    return sql.toString();
   }
 
   private String onlineCell(Change c) {

@@ -944,7 +944,7 @@ final class AcceptanceCases {
             + p25
             + "CREATE UNIQUE INDEX m_2025_key ON m_2025 (id);\n"
             + "ALTER TABLE m_2025 ADD CONSTRAINT m_2025_key UNIQUE USING INDEX m_2025_key;",
-        "locking+safe");
+        "locking");
     exact(
         "parent's key over a partition's unique index",
         bare + p25 + "CREATE UNIQUE INDEX m_2025_at_id ON m_2025 (at, id);",
