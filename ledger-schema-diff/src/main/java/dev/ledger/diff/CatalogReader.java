@@ -78,7 +78,12 @@ final class CatalogReader {
                     ELSE quote_ident(cn.nspname) || '.' || quote_ident(co.collname) END
              END,
              a.attislocal, format_type(sq.seqtypid, NULL), sq.seqstart, sq.seqincrement,
-             sq.seqmin, sq.seqmax, sq.seqcache, sq.seqcycle
+             sq.seqmin, sq.seqmax, sq.seqcache, sq.seqcycle,
+             a.attgenerated = '' AND EXISTS (
+               SELECT 1
+                 FROM regexp_matches(d.adbin::text, ':(?:funcid|opfuncid) ([0-9]+)', 'g') f(m)
+                 JOIN pg_proc p ON p.oid = f.m[1]::oid
+                WHERE p.provolatile = 'v')
         FROM pg_attribute a
         JOIN pg_class c ON c.oid = a.attrelid
         JOIN pg_namespace n ON n.oid = c.relnamespace
@@ -260,7 +265,8 @@ final class CatalogReader {
                     norm(r.getString(9)),
                     identity == null ? null : identity.nonDefaultOptions(),
                     identity,
-                    !r.getBoolean(11)));
+                    !r.getBoolean(11),
+                    r.getBoolean(19)));
           }
         });
     query(

@@ -171,6 +171,8 @@ final class ColumnDiffer {
           Risk.LOCKING,
           "column with a sequence default added: nextval() is volatile, so every row is filled"
               + " and the table rewritten under an ACCESS EXCLUSIVE lock");
+    } else if (c.volatileDefault()) {
+      return volatileDefault(plan, h, c, p);
     } else if (c.notNull() && c.defaultExpression() == null) {
       p.because(
           Risk.DESTRUCTIVE,
@@ -178,14 +180,60 @@ final class ColumnDiffer {
     } else if (c.defaultExpression() != null) {
       p.because(
           Risk.SAFE,
-          "column with a default: catalog only since PostgreSQL 11, no rewrite (volatile defaults"
-              + " aside)");
+          "column with a non-volatile default: catalog only since PostgreSQL 11, no rewrite");
     } else {
       p.because(Risk.SAFE, "nullable column without a default: catalog only");
     }
     return p.sql(
         Phase.ADD_COLUMN,
         "ALTER TABLE " + h.sqlName() + " ADD COLUMN " + c.sqlName() + " " + c.definition() + ";");
+  }
+
+  /** The online alternative to adding a column whose default is volatile. */
+  static final String VOLATILE_DEFAULT_ALTERNATIVE =
+      "ADD COLUMN without a default and SET DEFAULT (catalog only, new rows get it), then backfill"
+          + " existing rows in batches";
+
+  /**
+   * A column whose default calls a volatile function: PostgreSQL computes it for every row, so the
+   * table is rewritten under ACCESS EXCLUSIVE. With {@code --online} a nullable column is added
+   * without the default and the default set after, leaving the existing rows to a batched backfill.
+   */
+  private static Pending volatileDefault(Plan plan, Table h, Column c, Pending p) {
+    String reason =
+        "column with a volatile default added ("
+            + c.defaultExpression()
+            + "): every row is filled, rewriting the table under an ACCESS EXCLUSIVE lock";
+    String add = "ALTER TABLE " + h.sqlName() + " ADD COLUMN " + c.sqlName() + " ";
+    if (c.notNull()) {
+      return p.because(
+              Risk.LOCKING,
+              reason
+                  + "; instead: add it nullable without a default, SET DEFAULT, backfill in"
+                  + " batches, then SET NOT NULL")
+          .sql(Phase.ADD_COLUMN, add + c.definition() + ";");
+    }
+    p.online = VOLATILE_DEFAULT_ALTERNATIVE;
+    if (!plan.online) {
+      return p.because(Risk.LOCKING, reason + "; use --online")
+          .sql(Phase.ADD_COLUMN, add + c.definition() + ";");
+    }
+    return p.because(
+            Risk.SAFE,
+            "column with a volatile default ("
+                + c.defaultExpression()
+                + ") added without it, then SET DEFAULT: catalog only, no rewrite; existing rows"
+                + " hold NULL until backfilled in batches")
+        .sql(Phase.ADD_COLUMN, add + c.withGeneration(null, null).definition() + ";")
+        .sql(
+            Phase.ADD_COLUMN,
+            "ALTER TABLE "
+                + h.sqlName()
+                + " ALTER COLUMN "
+                + c.sqlName()
+                + " SET DEFAULT "
+                + c.defaultExpression()
+                + ";");
   }
 
   private void changedColumn(Table h, Column before, Column a) {

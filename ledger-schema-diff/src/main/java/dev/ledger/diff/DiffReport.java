@@ -23,6 +23,8 @@ import java.util.Set;
  * @param failOn the rule that decides whether the diff fails
  * @param verification what checking the SQL on a scratch schema found
  * @param online whether the SQL is the online plan ({@code --online})
+ * @param findings the advice on the head's new columns and migrations ({@link Finding}), never
+ *     failing the diff; empty when there is none
  */
 public record DiffReport(
     String base,
@@ -30,11 +32,22 @@ public record DiffReport(
     CatalogDiff diff,
     FailOn failOn,
     Verification verification,
-    boolean online) {
+    boolean online,
+    List<Finding> findings) {
 
-  /** The header of an online script: a statement that cannot get its lock fails instead. */
-  static final List<String> ONLINE_HEADER =
-      List.of("SET lock_timeout = '5s';", "SET statement_timeout = '0';");
+  /** Copies the findings. */
+  public DiffReport {
+    findings = List.copyOf(findings);
+  }
+
+  /** Every printed script's first statement: one that cannot get its lock fails instead. */
+  static final String LOCK_TIMEOUT = "SET lock_timeout = '5s';";
+
+  /**
+   * The header of an online script: the lock timeout, and no statement timeout (a concurrent index
+   * build may run long).
+   */
+  static final List<String> ONLINE_HEADER = List.of(LOCK_TIMEOUT, "SET statement_timeout = '0';");
 
   private static final String CLASSES =
       "`safe`: catalog only, or on a new object; `locking`: blocks reads or writes while it runs;"
@@ -123,6 +136,20 @@ public record DiffReport(
             .append(" |\n");
       }
     }
+    if (!findings.isEmpty()) {
+      md.append("\n### Advice (does not fail the diff)\n\n");
+      md.append("| rule | finding | instead |\n| --- | --- | --- |\n");
+      for (Finding f : findings) {
+        md.append("| `")
+            .append(f.rule())
+            .append("` | ")
+            .append(cell(f.message()))
+            .append(" | ")
+            .append(cell(f.alternative()))
+            .append(" |\n");
+      }
+      md.append("\nSilence a rule for one statement with `-- ledger:allow RULE` in it.\n");
+    }
     md.append("\n### SQL from base to head\n\n```sql\n").append(script()).append("```\n");
     return md.toString();
   }
@@ -141,6 +168,7 @@ public record DiffReport(
         + " -> head "
         + head
         + ".\n"
+        + adviceComments()
         + (diff.isEmpty() ? "" : "\n" + script());
   }
 
@@ -148,7 +176,8 @@ public record DiffReport(
    * The report as JSON: {@code verdict}, {@code base}, {@code head}, {@code failOn}, {@code
    * failed}, {@code counts} per class, {@code changes} (each with {@code table}, {@code kind},
    * {@code name}, {@code action}, {@code before}, {@code after}, {@code class}, {@code reason},
-   * {@code hint}, {@code sql}) and the whole {@code sql} script.
+   * {@code hint}, {@code sql}), the whole {@code sql} script and the {@code findings} (each with
+   * {@code rule}, {@code severity}, {@code message}, {@code alternative}).
    *
    * @return JSON on one line, ending with a line break
    */
@@ -193,11 +222,33 @@ public record DiffReport(
     }
     ArrayNode sql = root.putArray("sql");
     diff.script().forEach(sql::add);
+    ArrayNode advice = root.putArray("findings");
+    for (Finding f : findings) {
+      ObjectNode node = advice.addObject();
+      node.put("rule", f.rule());
+      node.put("severity", f.severity());
+      node.put("message", f.message());
+      node.put("alternative", f.alternative());
+    }
     try {
       return mapper.writeValueAsString(root) + "\n";
     } catch (JsonProcessingException e) {
       throw new IllegalStateException("a JSON tree always serialises", e);
     }
+  }
+
+  private String adviceComments() {
+    StringBuilder sql = new StringBuilder();
+    for (Finding f : findings) {
+      sql.append("-- advice ")
+          .append(f.rule())
+          .append(": ")
+          .append(f.message().replace('\n', ' '))
+          .append("; instead: ")
+          .append(f.alternative())
+          .append('\n');
+    }
+    return sql.toString();
   }
 
   private String onlineCell(Change c) {
@@ -213,6 +264,11 @@ public record DiffReport(
       sql.append(
           "-- online plan: a statement that cannot get its lock within 5 s fails; run again\n");
       ONLINE_HEADER.forEach(s -> sql.append(s).append('\n'));
+    } else if (!diff.isEmpty()) {
+      sql.append(
+          "-- a statement that cannot get its lock within 5 s fails instead of queueing every"
+              + " query on its table behind it; run again\n");
+      sql.append(LOCK_TIMEOUT).append('\n');
     }
     if (diff.script().stream()
         .anyMatch(s -> s.contains(SchemaCatalog.DEFAULT_SCHEMA_PLACEHOLDER))) {

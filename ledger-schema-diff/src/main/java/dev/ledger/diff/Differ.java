@@ -229,7 +229,12 @@ final class Differ {
         p.because(Risk.SAFE, "parents changed: catalog only (an ACCESS EXCLUSIVE lock, briefly)");
       }
       if (b.isPartition() && !h.isPartition()) {
-        p.because(Risk.SAFE, "partition detached: its rows leave the parent");
+        p.because(
+            Risk.LOCKING,
+            "partition detached: its rows leave the parent; DETACH PARTITION takes an ACCESS"
+                + " EXCLUSIVE lock on the parent and the partition; instead: DETACH PARTITION ..."
+                + " CONCURRENTLY (SHARE UPDATE EXCLUSIVE, outside a transaction, not while the"
+                + " parent has a default partition)");
       }
     }
     columns.columns(b, h);

@@ -274,14 +274,7 @@ final class KeyDiffer {
             h,
             after);
       } else if (after == null) {
-        plan.change(h.name(), Kind.INDEX, name, Action.DROPPED, before.shape(), null)
-            .because(Risk.SAFE, "index dropped: queries that used it may slow down")
-            .sql(
-                Phase.DROP_INDEX,
-                "DROP INDEX "
-                    + (plan.online && h.partitionKey() == null ? "CONCURRENTLY " : "")
-                    + before.sqlName()
-                    + ";");
+        droppedIndex(h, name, before);
       } else if (!before.sameAs(after)) {
         Pending p =
             plan.change(h.name(), Kind.INDEX, name, Action.CHANGED, before.shape(), after.shape())
@@ -289,6 +282,39 @@ final class KeyDiffer {
         addedIndex(p, b, h, after);
       }
     }
+  }
+
+  /**
+   * A dropped index: a plain {@code DROP INDEX} holds an ACCESS EXCLUSIVE lock on the table, so
+   * {@code --online} drops it {@code CONCURRENTLY}; an index on a partitioned table cannot be.
+   */
+  private void droppedIndex(Table h, String name, Index before) {
+    Pending p = plan.change(h.name(), Kind.INDEX, name, Action.DROPPED, before.shape(), null);
+    if (h.partitionKey() != null) {
+      p.because(
+          Risk.LOCKING,
+          "index dropped: takes an ACCESS EXCLUSIVE lock on the table and its partitions (an"
+              + " index of a partitioned table cannot be dropped CONCURRENTLY); queries that used"
+              + " it may slow down");
+    } else if (plan.online) {
+      p.online = "DROP INDEX CONCURRENTLY, outside a transaction (SHARE UPDATE EXCLUSIVE)";
+      p.because(
+          Risk.SAFE,
+          "index dropped CONCURRENTLY: reads and writes go on; queries that used it may slow down");
+    } else {
+      p.online = "DROP INDEX CONCURRENTLY, outside a transaction (SHARE UPDATE EXCLUSIVE)";
+      p.because(
+          Risk.LOCKING,
+          "index dropped: DROP INDEX takes an ACCESS EXCLUSIVE lock on the table, waiting behind"
+              + " running queries and blocking all others; use DROP INDEX CONCURRENTLY (--online);"
+              + " queries that used it may slow down");
+    }
+    p.sql(
+        Phase.DROP_INDEX,
+        "DROP INDEX "
+            + (plan.online && h.partitionKey() == null ? "CONCURRENTLY " : "")
+            + before.sqlName()
+            + ";");
   }
 
   private void addedIndex(Pending p, Table b, Table h, Index i) {

@@ -209,6 +209,9 @@ public record SchemaCatalog(
    *     empty); else null
    * @param inherited whether the column only comes from a parent table ({@code NOT attislocal}):
    *     the parent's {@code ADD} and {@code DROP COLUMN} make and remove it
+   * @param volatileDefault whether the default calls a function the scratch server marks volatile
+   *     ({@code pg_proc.provolatile = 'v'}, e.g. {@code gen_random_uuid()}, {@code
+   *     clock_timestamp()}, {@code nextval()}): adding such a column rewrites the table
    */
   public record Column(
       String name,
@@ -221,7 +224,8 @@ public record SchemaCatalog(
       String generatedExpression,
       String identityOptions,
       Sequence identitySequence,
-      boolean inherited) {
+      boolean inherited,
+      boolean volatileDefault) {
 
     /**
      * The same column, inherited or not.
@@ -241,7 +245,8 @@ public record SchemaCatalog(
           generatedExpression,
           identityOptions,
           identitySequence,
-          fromParent);
+          fromParent,
+          volatileDefault);
     }
 
     /**
@@ -263,7 +268,8 @@ public record SchemaCatalog(
           expression,
           identityOptions,
           identitySequence,
-          inherited);
+          inherited,
+          defaultValue != null && defaultValue.equals(defaultExpression) && volatileDefault);
     }
 
     /**

@@ -108,7 +108,8 @@ public final class SchemaDiff {
           diff,
           request.failOn(),
           verification,
-          request.online());
+          request.online(),
+          Advice.of(diff, after, MigrationStatements.added(base.directory(), head.directory())));
     }
   }
 
