@@ -42,7 +42,7 @@ import org.junit.jupiter.api.io.TempDir;
  * run finds the schemas a set created by comparing schema names, so two runs must not share a
  * database).
  */
-// slow (474 cases): run on purpose, -Dledger.test.groups=slow
+// slow (482 cases): run on purpose, -Dledger.test.groups=slow
 @Tag("slow")
 class SchemaDiffAcceptanceTest {
 
