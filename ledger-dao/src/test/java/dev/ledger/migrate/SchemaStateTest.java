@@ -317,15 +317,15 @@ class SchemaStateTest {
     }
     assertThatThrownBy(() -> Ledger.open(ds, LedgerConfig.builder().runtimeDdl(false).build()))
         .isInstanceOf(SchemaVersionException.class)
-        .hasMessageContaining("is at version 3, this code needs version 6")
+        .hasMessageContaining("is at version 3, this code needs version 10")
         .hasMessageContaining("ledger-app migrate");
 
     Run upgrade = run(b -> b);
     assertThat(upgrade.report.ok()).isTrue();
     assertThat(upgrade.report.directory().state()).isEqualTo(SchemaState.MIGRATED);
     assertThat(upgrade.report.directory().versionBefore()).isEqualTo("3");
-    assertThat(upgrade.report.directory().applied()).containsExactly("4", "5", "6");
-    assertThat(upgrade.report.directory().versionAfter()).isEqualTo("6");
+    assertThat(upgrade.report.directory().applied()).containsExactly("4", "5", "6", "10");
+    assertThat(upgrade.report.directory().versionAfter()).isEqualTo("10");
     assertThat(upgrade.report.counts().current()).isEqualTo(3);
     assertThat(upgrade.report.counts().flywayRuns()).isEqualTo(1);
     assertThat(upgrade.report.counts().checked()).isEqualTo(4);
