@@ -2,6 +2,7 @@ package dev.ledger.feed;
 
 import static dev.ledger.codegen.db.ledger_directory.Tables.LEDGER_FEED_CONSUMERS;
 import static dev.ledger.codegen.db.ledger_template.Tables.EVENTS;
+import static dev.ledger.codegen.db.ledger_template.Tables.FEED_FOLLOWED;
 
 import dev.ledger.InvalidInputException;
 import dev.ledger.kernel.Engine;
@@ -32,9 +33,9 @@ import org.slf4j.LoggerFactory;
  * <p>The delivery rule (docs/feed.md): an event is delivered only once every transaction with a
  * smaller id than the one that wrote it has ended, so no event can commit later below a checkpoint.
  * The checkpoint is a window of transaction ids {@code [xid_from, xid_to)}, every id in it from a
- * transaction that had ended when the window was opened (its upper end is the snapshot's xmin then),
- * and the last {@code seq} delivered in it: each window's events are delivered in {@code seq} order,
- * the windows one after another.
+ * transaction that had ended when the window was opened (its upper end is the snapshot's xmin
+ * then), and the last {@code seq} delivered in it: each window's events are delivered in {@code
+ * seq} order, the windows one after another.
  *
  * <pre>{@code
  * try (Feed feed = ledger.feed(FeedSpec.builder("search-index", "payments").build())) {
@@ -151,7 +152,8 @@ public final class Feed implements AutoCloseable {
             .orElse(null);
     if (epoch != null) {
       follow(tx, domain);
-      LOG.debug("feed {}: {} took domain {} (epoch {})", spec.consumer(), spec.holder(), domain, epoch);
+      LOG.debug(
+          "feed {}: {} took domain {} (epoch {})", spec.consumer(), spec.holder(), domain, epoch);
     }
     return Optional.ofNullable(epoch);
   }
@@ -168,10 +170,7 @@ public final class Feed implements AutoCloseable {
         .domain(tx, domain)
         .ifPresent(
             ctx -> {
-              ctx.query(
-                      "INSERT INTO {0} DEFAULT VALUES ON CONFLICT DO NOTHING",
-                      DSL.table(DSL.name("feed_followed")))
-                  .execute();
+              ctx.insertInto(FEED_FOLLOWED).defaultValues().onConflictDoNothing().execute();
               followed.put(domain, true);
             });
   }
@@ -255,15 +254,14 @@ public final class Feed implements AutoCloseable {
             .orderBy(EVENTS.SEQ)
             .limit(spec.batchSize())
             .fetch()) {
-      events.add(
-          new FeedEvent(domain, r.value1(), r.value2(), r.value3(), r.value4(), r.value5()));
+      events.add(new FeedEvent(domain, r.value1(), r.value2(), r.value3(), r.value4(), r.value5()));
     }
     return events;
   }
 
   /**
-   * Commits the batch's checkpoints in a transaction of the ledger's own: at-least-once delivery
-   * (a crash before this commit delivers the batch again).
+   * Commits the batch's checkpoints in a transaction of the ledger's own: at-least-once delivery (a
+   * crash before this commit delivers the batch again).
    *
    * @param batch a batch this reader polled, not null
    * @throws FeedFencedException when another reader took a lease meanwhile: nothing is committed
@@ -379,12 +377,12 @@ public final class Feed implements AutoCloseable {
     Record3<Integer, Integer, Instant> r =
         ctx.get()
             .select(
-                DSL.count(),
-                DSL.count().filterWhere(XID.ge(xid8(watermark))),
-                DSL.min(EVENTS.AT))
+                DSL.count(), DSL.count().filterWhere(XID.ge(xid8(watermark))), DSL.min(EVENTS.AT))
             .from(EVENTS)
             .where(
-                XID.ge(xid8(from)).and(XID.lt(xid8(to))).and(EVENTS.SEQ.gt(seqDone))
+                XID.ge(xid8(from))
+                    .and(XID.lt(xid8(to)))
+                    .and(EVENTS.SEQ.gt(seqDone))
                     .or(XID.ge(xid8(to))))
             .fetchOne();
     Duration oldest =

@@ -21,8 +21,7 @@ public final class FeedBatch {
   }
 
   /**
-   * The events: each domain's in delivery order, the domains one after another in the spec's
-   * order.
+   * The events: each domain's in delivery order, the domains one after another in the spec's order.
    *
    * @return the events, unmodifiable, possibly empty
    */

@@ -8,9 +8,9 @@ import java.util.List;
  *
  * <p>{@code transaction} is a connection of the runner's data source with autocommit off; the
  * runner commits the consumer's checkpoint in it and then commits it: whatever the handler writes
- * on it happens exactly once with the checkpoint. Effects elsewhere (a search index, a message)
- * are at least once: a batch whose checkpoint did not commit is delivered again. Never commit,
- * roll back or close {@code transaction}.
+ * on it happens exactly once with the checkpoint. Effects elsewhere (a search index, a message) are
+ * at least once: a batch whose checkpoint did not commit is delivered again. Never commit, roll
+ * back or close {@code transaction}.
  */
 @FunctionalInterface
 public interface FeedHandler {

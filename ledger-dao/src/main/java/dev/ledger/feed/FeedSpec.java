@@ -24,8 +24,8 @@ import java.util.UUID;
  * @param lease how long a reader's lease of a domain lasts without renewal (every poll and commit
  *     renews it), 1 s to 1 h
  * @param holder this reader's name, shown in the consumer's row (default: a random one)
- * @param fromStart where a consumer with no checkpoint yet in a domain starts: at the domain's first
- *     event (true), or at the events written from its first lease on (false)
+ * @param fromStart where a consumer with no checkpoint yet in a domain starts: at the domain's
+ *     first event (true), or at the events written from its first lease on (false)
  */
 public record FeedSpec(
     String consumer,
