@@ -72,6 +72,7 @@ public final class Main {
           DomainCommands.Scrub.class,
           DomainCommands.Replay.class,
           dev.ledger.app.work.WorkCommand.class,
+          dev.ledger.app.feed.FeedCommand.class,
           dev.ledger.app.console.ConsoleCommand.class,
           DemoCommand.class);
 

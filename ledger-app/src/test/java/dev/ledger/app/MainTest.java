@@ -48,6 +48,7 @@ class MainTest {
             new String[] {"schema-diff", "--json"},
             new String[] {"domains", "--help"},
             new String[] {"work", "--json"},
+            new String[] {"feed", "--json"},
             new String[] {"demo", "--help"});
     for (String[] args : cases) {
       Cli.Result whole = Cli.run(Main.commandLine(), args);

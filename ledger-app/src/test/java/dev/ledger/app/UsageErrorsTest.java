@@ -189,7 +189,9 @@ class UsageErrorsTest {
             new String[] {"work", "--domain", "x", "--command", "true", "--lease"},
             new String[] {"work", "--domain", "x", "--command", "true", "--poll"},
             new String[] {"work", "--domain", "x", "--command", "true", "--backoff"},
-            new String[] {"work", "--domain", "x", "--command", "true", "--shutdown-timeout"})) {
+            new String[] {"work", "--domain", "x", "--command", "true", "--shutdown-timeout"},
+            new String[] {"feed", "--domain", "x", "--consumer", "c", "--lease"},
+            new String[] {"feed", "--domain", "x", "--consumer", "c", "--poll"})) {
       for (String value : List.of("-5m", "PT-5M")) {
         List<String> args = new ArrayList<>(List.of(cmd));
         args.add(value);
@@ -197,7 +199,7 @@ class UsageErrorsTest {
         args.add(NOWHERE);
         Cli.Result r = Cli.run(args.toArray(String[]::new));
         String option = cmd[cmd.length - 1];
-        String command = cmd[0].equals("task") ? "task " + cmd[1] : "work";
+        String command = cmd[0].equals("task") ? "task " + cmd[1] : cmd[0];
         assertThat(r.exit()).as(args.toString()).isEqualTo(ExitCodes.USAGE);
         assertThat(r.err())
             .isEqualTo(

@@ -125,7 +125,14 @@ public final class Feed implements AutoCloseable {
 
   private Optional<Long> take(Tx tx, String domain) {
     DSLContext dir = tx.directory();
-    long start = spec.fromStart() ? 0 : watermark(dir);
+    // not from the start: after every transaction that has an id now, finished or not (xmax)
+    long start =
+        spec.fromStart()
+            ? 0
+            : Long.parseLong(
+                dir.select(DSL.field("pg_snapshot_xmax(pg_current_snapshot())::text", String.class))
+                    .fetchOne()
+                    .value1());
     Field<String> startXid = xid8(start);
     Long epoch =
         dir.insertInto(LEDGER_FEED_CONSUMERS)
