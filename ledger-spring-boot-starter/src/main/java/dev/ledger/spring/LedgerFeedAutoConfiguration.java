@@ -17,7 +17,9 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
+import org.springframework.core.env.Environment;
 
 /**
  * Runs the event feed ({@code dev.ledger.feed}) from handler beans: one {@link FeedRunner} per
@@ -51,7 +53,7 @@ public class LedgerFeedAutoConfiguration {
    *     connection
    * @param handlers every {@link LedgerFeedHandler} bean
    * @param beans the context, for its {@code MeterRegistry}, looked up when the runners start
-   * @param pollInterval {@code ledger.feed.poll-interval}
+   * @param environment the context's properties, for {@code ledger.feed.poll-interval}
    * @return the lifecycle; the runners are built and started by {@link LedgerFeedLifecycle#start()}
    * @throws InvalidInputException naming {@code consumer} when two handler beans share a consumer
    */
@@ -62,8 +64,11 @@ public class LedgerFeedAutoConfiguration {
       DataSource dataSource,
       ObjectProvider<LedgerFeedHandler> handlers,
       ListableBeanFactory beans,
-      @org.springframework.beans.factory.annotation.Value("${ledger.feed.poll-interval:1s}")
-          Duration pollInterval) {
+      Environment environment) {
+    Duration pollInterval =
+        Binder.get(environment)
+            .bind("ledger.feed.poll-interval", Duration.class)
+            .orElse(Duration.ofSeconds(1));
     List<LedgerFeedHandler> all = handlers.orderedStream().toList();
     Set<String> consumers = new HashSet<>();
     for (LedgerFeedHandler h : all) {
