@@ -41,7 +41,9 @@ class FeedOrderTest {
 
   @RegisterExtension static final PostgresExtension PG = new PostgresExtension();
 
-  private static final List<String> DOMAINS = List.of("feed-a", "feed-b");
+  /** The run's two domains: each test method has its own (the class shares one database). */
+  private static volatile List<String> DOMAINS = List.of("feed-a", "feed-b");
+
   private static final Duration LEASE = Duration.ofSeconds(2);
   private static final long DEADLINE_NANOS = Duration.ofMinutes(4).toNanos();
 
@@ -60,6 +62,7 @@ class FeedOrderTest {
   }
 
   private void run(int target) throws Exception {
+    DOMAINS = List.of("feed-a-" + target, "feed-b-" + target);
     Ledger ledger = Ledger.open(PG.dataSource());
     for (String d : DOMAINS) {
       ledger.provision(d);
@@ -149,7 +152,8 @@ class FeedOrderTest {
     assertThat(skipped).as("events the naive reader skipped").isGreaterThanOrEqualTo(1);
     for (Consumer c : consumers) {
       assertThat(
-              c.delivered.stream().filter(e -> e.seq() == lateSeq && e.domain().equals("feed-a")))
+              c.delivered.stream()
+                  .filter(e -> e.seq() == lateSeq && e.domain().equals(DOMAINS.get(0))))
           .as(c.name + " got the late event")
           .isNotEmpty();
     }
@@ -289,7 +293,7 @@ class FeedOrderTest {
         if (r.nextBoolean()) {
           ref.file(
               domain,
-              "r" + id + "-" + n++,
+              "r" + target + "-" + id + "-" + n++,
               "reference filing",
               List.of(),
               List.of(),
@@ -300,7 +304,7 @@ class FeedOrderTest {
         }
         c.setAutoCommit(false);
         int events = 1 + r.nextInt(6);
-        String task = "r" + id + "-" + n++;
+        String task = "r" + target + "-" + id + "-" + n++;
         for (int i = 0; i < events; i++) {
           insertReference(c, DomainSchemas.quotedSchemaName(domain), task, "event " + i);
         }
