@@ -6,7 +6,7 @@
 --   ./mvnw -B -ntp verify -Dledger.schema.update=true
 -- and commit it together with the migration.
 
--- Directory set (db/ledger/directory), in the directory schema, at version 8
+-- Directory set (db/ledger/directory), in the directory schema, at version 9
 
 SET check_function_bodies = false;
 
@@ -130,6 +130,20 @@ CREATE TABLE ledger_domains (
     CONSTRAINT ledger_domains_schema_key UNIQUE (schema)
 );
 
+CREATE TABLE ledger_feed_consumers (
+    consumer text NOT NULL,
+    domain text NOT NULL,
+    xid_from xid8 DEFAULT '0'::xid8 NOT NULL,
+    xid_to xid8 DEFAULT '0'::xid8 NOT NULL,
+    seq_done bigint DEFAULT 0 NOT NULL,
+    delivered bigint DEFAULT 0 NOT NULL,
+    holder text,
+    lease_until timestamp with time zone,
+    epoch bigint DEFAULT 0 NOT NULL,
+    updated timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT ledger_feed_consumers_pkey PRIMARY KEY (consumer, domain)
+);
+
 CREATE TABLE ledger_retention (
     domain text NOT NULL,
     retention_seconds bigint,
@@ -196,7 +210,22 @@ CREATE TRIGGER ledger_route_completed_inserted AFTER INSERT ON ledger_tasks FOR 
 
 CREATE TRIGGER ledger_routes_completed_changed AFTER UPDATE ON ledger_tasks REFERENCING OLD TABLE AS ledger_old_routes NEW TABLE AS ledger_new_routes FOR EACH STATEMENT WHEN (current_setting('ledger.replay'::text, true) IS DISTINCT FROM 'on'::text) EXECUTE FUNCTION ledger_routes_changed();
 
--- Domain set (db/ledger/domain), in each domain schema, at version 10
+-- Domain set (db/ledger/domain), in each domain schema, at version 11
+
+SET check_function_bodies = false;
+
+CREATE OR REPLACE FUNCTION feed_events_inserted()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+BEGIN
+    IF EXISTS (SELECT 1 FROM feed_new_events)
+       AND EXISTS (SELECT 1 FROM feed_followed) THEN
+        PERFORM pg_notify('ledger_feed', TG_TABLE_SCHEMA);
+    END IF;
+    RETURN NULL;
+END
+$function$;
 
 SET check_function_bodies = false;
 
@@ -356,7 +385,14 @@ CREATE TABLE events (
     kind text NOT NULL,
     at text NOT NULL,
     payload text NOT NULL,
+    xid xid8 DEFAULT pg_current_xact_id() NOT NULL,
     CONSTRAINT events_pkey PRIMARY KEY (seq)
+);
+
+CREATE TABLE feed_followed (
+    followed boolean DEFAULT true NOT NULL,
+    CONSTRAINT feed_followed_followed_check CHECK (followed),
+    CONSTRAINT feed_followed_pkey PRIMARY KEY (followed)
 );
 
 CREATE TABLE promotions (
@@ -419,6 +455,8 @@ CREATE TABLE tasks (
     CONSTRAINT tasks_pkey PRIMARY KEY (id)
 );
 
+CREATE INDEX events_feed ON events USING btree (xid, seq);
+
 CREATE INDEX events_task ON events USING btree (task_id, seq);
 
 CREATE UNIQUE INDEX promotions_version ON promotions USING btree (entry, tier, digest, promoter);
@@ -438,6 +476,8 @@ CREATE INDEX tasks_queue ON tasks USING btree (status, priority DESC, created);
 ALTER SEQUENCE events_seq_seq OWNED BY events.seq;
 
 ALTER SEQUENCE promotions_seq_seq OWNED BY promotions.seq;
+
+CREATE TRIGGER feed_events_inserted AFTER INSERT ON events REFERENCING NEW TABLE AS feed_new_events FOR EACH STATEMENT EXECUTE FUNCTION feed_events_inserted();
 
 CREATE TRIGGER ledger_task_filed BEFORE INSERT ON tasks FOR EACH ROW WHEN (current_setting('ledger.replay'::text, true) IS DISTINCT FROM 'on'::text) EXECUTE FUNCTION ledger_task_filed();
 

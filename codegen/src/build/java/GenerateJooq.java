@@ -81,7 +81,9 @@ public class GenerateJooq {
                                       + "|ledger_routes_changed"
                                       + "|ledger_task_filed|ledger_task_status_changed"
                                       // domain V9
-                                      + "|ledger_tasks_completion_changed")
+                                      + "|ledger_tasks_completion_changed"
+                                      // domain V11
+                                      + "|feed_events_inserted")
                               .withForcedTypes(
                                   forced(
                                       "java.time.Instant",

@@ -282,6 +282,21 @@ public final class Ledger extends LedgerOperations {
   }
 
   /**
+   * A reader of a named consumer's events in one or several domains (docs/feed.md): it takes the
+   * consumer's lease of each domain, reads the events after the consumer's checkpoint in an order
+   * that never skips an event that committed late, and commits the checkpoint (in a transaction of
+   * its own, or in the caller's for exactly-once effects). For a follower that calls a handler, see
+   * {@link dev.ledger.feed.FeedRunner}.
+   *
+   * @param spec the consumer, its domains and settings, not null
+   * @return the reader, holding no lease yet; one per thread, closed after use
+   * @throws InvalidInputException naming {@code spec} when it is null
+   */
+  public dev.ledger.feed.Feed feed(dev.ledger.feed.FeedSpec spec) {
+    return dev.ledger.feed.Feed.open(ops.engine, spec);
+  }
+
+  /**
    * How many candidate rows a claim of {@code max} reads ({@link ClaimSql#claimWindow}).
    *
    * @param max the most tasks claimed

@@ -75,6 +75,7 @@ public final class Main {
           DomainCommands.Replay.class,
           dev.ledger.app.retention.RetentionCommand.class,
           dev.ledger.app.work.WorkCommand.class,
+          dev.ledger.app.feed.FeedCommand.class,
           dev.ledger.app.console.ConsoleCommand.class,
           DemoCommand.class);
 

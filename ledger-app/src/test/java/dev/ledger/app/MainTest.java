@@ -54,6 +54,7 @@ class MainTest {
             new String[] {"domain", "pase", "d"},
             new String[] {"work", "--json"},
             new String[] {"retention", "run", "--batch", "0"},
+            new String[] {"feed", "--json"},
             new String[] {"demo", "--help"});
     for (String[] args : cases) {
       Cli.Result whole = Cli.run(Main.commandLine(), args);

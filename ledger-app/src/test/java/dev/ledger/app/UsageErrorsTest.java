@@ -199,7 +199,9 @@ class UsageErrorsTest {
             new String[] {"work", "--domain", "x", "--command", "true", "--poll"},
             new String[] {"work", "--domain", "x", "--command", "true", "--backoff"},
             new String[] {"work", "--domain", "x", "--command", "true", "--shutdown-timeout"},
-            new String[] {"retention", "set", "--domain", "x", "--keep"})) {
+            new String[] {"retention", "set", "--domain", "x", "--keep"},
+            new String[] {"feed", "--domain", "x", "--consumer", "c", "--lease"},
+            new String[] {"feed", "--domain", "x", "--consumer", "c", "--poll"})) {
       for (String value : List.of("-5m", "PT-5M")) {
         List<String> args = new ArrayList<>(List.of(cmd));
         args.add(value);
@@ -207,7 +209,8 @@ class UsageErrorsTest {
         args.add(NOWHERE);
         Cli.Result r = Cli.run(args.toArray(String[]::new));
         String option = cmd[cmd.length - 1];
-        String command = cmd[0].equals("work") ? "work" : cmd[0] + " " + cmd[1];
+        String command =
+            cmd[0].equals("task") || cmd[0].equals("retention") ? cmd[0] + " " + cmd[1] : cmd[0];
         assertThat(r.exit()).as(args.toString()).isEqualTo(ExitCodes.USAGE);
         assertThat(r.err())
             .isEqualTo(

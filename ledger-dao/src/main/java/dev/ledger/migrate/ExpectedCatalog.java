@@ -68,6 +68,19 @@ final class ExpectedCatalog {
   }
 
   /**
+   * A column's type as {@code format_type} names it. A type jOOQ does not know (domain V11's and
+   * directory V10's {@code xid8}) has no SQL data type: its generated name, unquoted and without
+   * its schema, is PostgreSQL's.
+   */
+  private static String typeName(Field<?> f) {
+    if (f.getDataType().getSQLDataType() != null) {
+      return f.getDataType().getSQLDataType().getTypeName(POSTGRES);
+    }
+    String name = f.getDataType().getTypeName().replace("\"", "");
+    return name.substring(name.lastIndexOf('.') + 1);
+  }
+
+  /**
    * The catalog lines of one table.
    *
    * @param table a generated table
@@ -84,7 +97,7 @@ final class ExpectedCatalog {
               + "."
               + f.getName()
               + " "
-              + f.getDataType().getSQLDataType().getTypeName(POSTGRES)
+              + typeName(f)
               + (f.getDataType().nullable() ? " null" : " not null"));
     }
     for (UniqueKey<?> key : table.getKeys()) {

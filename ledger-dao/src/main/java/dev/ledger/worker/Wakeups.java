@@ -35,8 +35,11 @@ import org.slf4j.LoggerFactory;
  * back, warns once, polls, and tries again later (a HikariCP pool: once it has room for two
  * connections; any other data source: after waits that double up to a minute). A connection goes
  * back to the data source unsubscribed ({@code UNLISTEN *}).
+ *
+ * <p>Public for the event feed ({@code dev.ledger.feed.FeedRunner}), which listens on a channel of
+ * its own through {@link #onChannels}; not meant for applications. Thread-safe.
  */
-final class Wakeups implements AutoCloseable {
+public final class Wakeups implements AutoCloseable {
 
   private static final Logger LOG = LoggerFactory.getLogger(Wakeups.class);
   private static final Duration PROBE_WAIT = Duration.ofSeconds(2);
@@ -53,6 +56,7 @@ final class Wakeups implements AutoCloseable {
 
   private final DataSource dataSource;
   private final Map<String, String> domainByChannel;
+  private final String what;
   private final BiConsumer<String, String> wake;
   private final String probe = "ledger_probe_" + UUID.randomUUID().toString().replace("-", "");
   private final Thread thread;
@@ -65,16 +69,53 @@ final class Wakeups implements AutoCloseable {
       Collection<String> domains,
       String name,
       BiConsumer<String, String> wake) {
-    this.dataSource = dataSource;
-    this.domainByChannel =
+    this(
+        dataSource,
         domains.stream()
-            .collect(Collectors.toMap(d -> DomainSchemas.schemaName(d), d -> d, (a, b) -> a));
+            .collect(Collectors.toMap(d -> DomainSchemas.schemaName(d), d -> d, (a, b) -> a)),
+        name,
+        "ledger worker",
+        wake);
+  }
+
+  private Wakeups(
+      DataSource dataSource,
+      Map<String, String> keyByChannel,
+      String name,
+      String what,
+      BiConsumer<String, String> wake) {
+    this.dataSource = dataSource;
+    this.domainByChannel = Map.copyOf(keyByChannel);
+    this.what = what;
     this.wake = wake;
     this.thread = new Thread(this::run, name);
     this.thread.setDaemon(true);
   }
 
-  void start() {
+  /**
+   * Wake-ups on channels of the caller's choosing, not started yet.
+   *
+   * @param dataSource the data source the listening connection (and the probe's) come from, not
+   *     null
+   * @param keyByChannel each channel (an identifier, quoted when listened on) and the key the
+   *     callback is given for it, not empty
+   * @param name the listening thread's name
+   * @param what who listens, the prefix of the log lines, e.g. {@code ledger feed}
+   * @param wake called on the listening thread with the channel's key and the payload (null after
+   *     the listening connection was opened again: anything may have been missed); must be quick
+   * @return the wake-ups; {@link #start()} them, {@link #close()} them
+   */
+  public static Wakeups onChannels(
+      DataSource dataSource,
+      Map<String, String> keyByChannel,
+      String name,
+      String what,
+      BiConsumer<String, String> wake) {
+    return new Wakeups(dataSource, keyByChannel, name, what, wake);
+  }
+
+  /** Starts the listening thread. Call once. */
+  public void start() {
     thread.start();
   }
 
@@ -89,7 +130,7 @@ final class Wakeups implements AutoCloseable {
    * @throws InvalidInputException naming {@code dataSource} for a HikariCP pool of fewer than 2
    *     connections
    */
-  static void requireRoomToListen(DataSource dataSource) {
+  public static void requireRoomToListen(DataSource dataSource) {
     HikariConfigMXBean hikari;
     try {
       hikari =
@@ -110,8 +151,12 @@ final class Wakeups implements AutoCloseable {
     }
   }
 
-  /** Whether notifications are arriving on a listening connection now. */
-  boolean listening() {
+  /**
+   * Whether notifications are arriving on a listening connection now.
+   *
+   * @return true while listening; false while polling instead
+   */
+  public boolean listening() {
     return listening;
   }
 
@@ -140,7 +185,8 @@ final class Wakeups implements AutoCloseable {
             noRoom++;
             if (!warnedNoRoom) {
               LOG.warn(
-                  "ledger worker: the data source gave no second connection while the listening"
+                  what
+                      + ": the data source gave no second connection while the listening"
                       + " one was held ({}); the listening connection is given back and the pool"
                       + " polls, trying to listen again from time to time. Give it at least 2"
                       + " connections for wake-ups",
@@ -151,7 +197,8 @@ final class Wakeups implements AutoCloseable {
           }
           if (!arrives) {
             LOG.warn(
-                "ledger worker: LISTEN/NOTIFY does not reach this connection (a transaction-mode"
+                what
+                    + ": LISTEN/NOTIFY does not reach this connection (a transaction-mode"
                     + " pooler?); polling instead");
             return;
           }
@@ -159,10 +206,10 @@ final class Wakeups implements AutoCloseable {
           noRoom = 0;
           warnedDown = false;
           if (warnedNoRoom) {
-            LOG.info("ledger worker: a connection came free; listening again instead of polling");
+            LOG.info(what + ": a connection came free; listening again instead of polling");
             warnedNoRoom = false;
           }
-          LOG.debug("ledger worker: listening on {} channels", domainByChannel.size());
+          LOG.debug(what + ": listening on {} channels", domainByChannel.size());
           // every domain may have had work admitted while we were not listening
           domainByChannel.values().forEach(d -> wake.accept(d, null));
           while (!closed) {
@@ -188,7 +235,7 @@ final class Wakeups implements AutoCloseable {
         }
         if (!warnedDown) {
           LOG.warn(
-              "ledger worker: listening connection lost ({}); polling until it is back",
+              what + ": listening connection lost ({}); polling until it is back",
               e.getClass().getSimpleName());
           warnedDown = true;
         }
@@ -321,6 +368,7 @@ final class Wakeups implements AutoCloseable {
     }
   }
 
+  /** Stops listening: the thread ends (waited for up to 2 s), the connection goes back. */
   @Override
   public void close() {
     closed = true;

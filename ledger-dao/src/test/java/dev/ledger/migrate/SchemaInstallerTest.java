@@ -227,7 +227,7 @@ class SchemaInstallerTest {
           .hasMessage(byInstaller + ": its history now ends at 3, not 2; nothing was applied");
       assertThat(history(byInstaller)).hasSize(4);
       assertThat(installer.migrate(c, byInstaller, "3"))
-          .containsExactly("4", "5", "6", "7", "8", "9", "10", "100");
+          .containsExactly("4", "5", "6", "7", "8", "9", "10", "11", "100");
       assertThat(installer.migrate(c, byInstaller, "100")).isEmpty();
     }
 
@@ -318,7 +318,7 @@ class SchemaInstallerTest {
             assertThat(r.applied())
                 .isEqualTo(
                     r.state() == SchemaState.CREATED
-                        ? List.of("1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "100")
+                        ? List.of("1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "100")
                         : List.of("100"));
           }
           MigrationReport verified =
@@ -394,7 +394,7 @@ class SchemaInstallerTest {
     assertThat(report.ok()).isTrue();
     SchemaReport r =
         report.domains().stream().filter(s -> s.schema().equals(schema)).findFirst().orElseThrow();
-    assertThat(r.applied()).containsExactly("4", "5", "6", "7", "8", "9", "10");
+    assertThat(r.applied()).containsExactly("4", "5", "6", "7", "8", "9", "10", "11");
     assertThat(r.versionAfter()).isEqualTo(LedgerMigrations.DOMAIN_VERSION);
     assertThat(report.counts().installs()).isZero();
     assertThat(report.counts().flywayRuns()).isEqualTo(1);

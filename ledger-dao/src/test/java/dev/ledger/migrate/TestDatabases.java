@@ -82,9 +82,56 @@ final class TestDatabases {
    * @return e.g. {@code ["1", "2", "3"]}
    */
   static List<String> versions(int from, String latest) {
+    java.util.Set<Integer> scripts = scriptVersions(latest);
     return java.util.stream.IntStream.rangeClosed(from, Integer.parseInt(latest))
+        .filter(scripts::contains)
         .mapToObj(Integer::toString)
         .toList();
+  }
+
+  /**
+   * The versions of the scripts in the set whose latest version is {@code latest} (the domain set
+   * when it is the domain's, else the directory's): the sets have gaps while issues that each took
+   * a version number land one by one.
+   */
+  private static java.util.Set<Integer> scriptVersions(String latest) {
+    String dir =
+        latest.equals(LedgerMigrations.DOMAIN_VERSION)
+            ? "db/ledger/domain/"
+            : "db/ledger/directory/";
+    java.util.Set<Integer> versions = new java.util.HashSet<>();
+    for (int v = 1; v <= Integer.parseInt(latest); v++) {
+      versions.add(v);
+    }
+    java.util.Set<Integer> present = new java.util.HashSet<>();
+    java.net.URL url = TestDatabases.class.getClassLoader().getResource(dir);
+    try {
+      if (url != null && url.getProtocol().equals("file")) {
+        try (var files = java.nio.file.Files.list(java.nio.file.Path.of(url.toURI()))) {
+          files.forEach(f -> version(f.getFileName().toString(), present));
+        }
+      } else if (url != null && url.getProtocol().equals("jar")) {
+        String jar = url.getPath().substring("file:".length(), url.getPath().indexOf('!'));
+        try (var zip = new java.util.zip.ZipFile(java.net.URLDecoder.decode(jar, "UTF-8"))) {
+          zip.stream()
+              .map(java.util.zip.ZipEntry::getName)
+              .filter(n -> n.startsWith(dir))
+              .forEach(n -> version(n.substring(dir.length()), present));
+        }
+      } else {
+        return versions;
+      }
+    } catch (java.io.IOException | java.net.URISyntaxException e) {
+      throw new IllegalStateException("cannot list " + dir, e);
+    }
+    return present;
+  }
+
+  private static void version(String file, java.util.Set<Integer> into) {
+    java.util.regex.Matcher m = java.util.regex.Pattern.compile("V(\\d+)__.*").matcher(file);
+    if (m.matches()) {
+      into.add(Integer.parseInt(m.group(1)));
+    }
   }
 
   /** A data source that counts the connections taken from it. */

@@ -1,0 +1,156 @@
+package dev.ledger.app.feed;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.ledger.Ledger;
+import dev.ledger.TaskSpec;
+import dev.ledger.app.Cli;
+import dev.ledger.app.ExitCodes;
+import dev.ledger.testing.PostgresExtension;
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code ledger-app feed}: JSON Lines of a consumer's events, its checkpoint committed as it goes
+ * (a second run prints only what is new), and with {@code --follow}, a process that prints new
+ * events until SIGTERM stops it cleanly.
+ */
+class FeedCommandTest {
+
+  @RegisterExtension static final PostgresExtension PG = new PostgresExtension();
+
+  private static final ObjectMapper JSON = new ObjectMapper();
+
+  @TempDir Path dir;
+
+  /** Runs until the consumer's output has {@code n} lines (the watermark may lag a moment). */
+  private static List<JsonNode> drain(String consumer, String domain, int n) throws Exception {
+    List<JsonNode> lines = new ArrayList<>();
+    long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    while (lines.size() < n && System.nanoTime() < end) {
+      Cli.Result r =
+          Cli.run(
+              "feed",
+              "--url",
+              PG.jdbcUrl(),
+              "--domain",
+              domain,
+              "--consumer",
+              consumer,
+              "--from-start",
+              "--json");
+      assertThat(r.exit()).as(r.err()).isEqualTo(ExitCodes.OK);
+      for (String line : r.out().split("\n")) {
+        if (!line.isEmpty()) {
+          lines.add(JSON.readTree(line));
+        }
+      }
+    }
+    assertThat(lines).hasSize(n);
+    return lines;
+  }
+
+  @Test
+  void prints_json_lines_and_goes_on_from_its_checkpoint() throws Exception {
+    Ledger ledger = Ledger.open(PG.dataSource());
+    String id = ledger.fileAndAdmit(TaskSpec.builder("cli-feed", "Print me").build());
+    List<JsonNode> first = drain("printer", "cli-feed", 2);
+    assertThat(first.get(0).get("kind").asText()).isEqualTo("created");
+    assertThat(first.get(0).get("task_id").asText()).isEqualTo(id);
+    assertThat(first.get(0).get("domain").asText()).isEqualTo("cli-feed");
+    assertThat(first.get(0).get("payload").get("spec").get("title").asText()).isEqualTo("Print me");
+    assertThat(first.get(1).get("kind").asText()).isEqualTo("admitted");
+    assertThat(first.get(1).get("seq").asLong()).isGreaterThan(first.get(0).get("seq").asLong());
+
+    ledger.complete(
+        ledger
+            .claimNext(
+                "cli-feed", dev.ledger.Claimer.of("w").lease(java.time.Duration.ofMinutes(1)))
+            .orElseThrow(),
+        "done");
+    List<JsonNode> next = drain("printer", "cli-feed", 2);
+    assertThat(next)
+        .extracting(n -> n.get("kind").asText())
+        .containsExactly("claimed", "completed");
+  }
+
+  @Test
+  void a_bad_option_is_a_usage_error_naming_it() {
+    Cli.Result r =
+        Cli.run("feed", "--domain", "d", "--consumer", "c", "--batch", "0", "--url", PG.jdbcUrl());
+    assertThat(r.exit()).isEqualTo(ExitCodes.USAGE);
+    assertThat(r.err()).startsWith("error: --batch: ");
+  }
+
+  @Test
+  @Tag("slow")
+  void follows_in_a_process_of_its_own_until_sigterm_stops_it_cleanly() throws Exception {
+    Ledger ledger = Ledger.open(PG.dataSource());
+    ledger.provision("followed");
+    String classpath =
+        System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    ProcessBuilder pb =
+        new ProcessBuilder(
+            java,
+            "-cp",
+            classpath,
+            "dev.ledger.app.Main",
+            "feed",
+            "--url",
+            PG.jdbcUrl(),
+            "--domain",
+            "followed",
+            "--consumer",
+            "tail",
+            "--from-start",
+            "--follow",
+            "--poll",
+            "200ms",
+            "--json");
+    pb.redirectOutput(dir.resolve("feed.out").toFile());
+    pb.redirectError(dir.resolve("feed.err").toFile());
+    pb.directory(new File(System.getProperty("user.dir")));
+    Process p = pb.start();
+    try {
+      for (int i = 0; i < 3; i++) {
+        ledger.fileAndAdmit(TaskSpec.builder("followed", "task " + i).build());
+      }
+      long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+      while (lines(dir.resolve("feed.out")) < 6 && System.nanoTime() < end) {
+        assertThat(p.isAlive()).as(Files.readString(dir.resolve("feed.err"))).isTrue();
+        Thread.sleep(50);
+      }
+      assertThat(lines(dir.resolve("feed.out"))).isEqualTo(6);
+      p.destroy(); // SIGTERM
+      assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
+      assertThat(p.exitValue()).isEqualTo(143);
+      try (var c = PG.dataSource().getConnection();
+          var s = c.createStatement();
+          var rs =
+              s.executeQuery(
+                  "SELECT delivered, holder IS NULL FROM ledger_feed_consumers"
+                      + " WHERE consumer = 'tail'")) {
+        assertThat(rs.next()).isTrue();
+        assertThat(rs.getLong(1)).as("checkpointed as it went").isEqualTo(6);
+        assertThat(rs.getBoolean(2)).as("the lease given back").isTrue();
+      }
+    } finally {
+      p.destroyForcibly();
+    }
+  }
+
+  private static long lines(Path file) throws java.io.IOException {
+    return Files.readString(file).lines().filter(l -> !l.isEmpty()).count();
+  }
+}
