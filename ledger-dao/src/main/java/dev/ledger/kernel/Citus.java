@@ -49,9 +49,9 @@ public final class Citus {
 
   /**
    * Distributes a migrated domain schema ({@code citus_schema_distribute}), allowing its triggers
-   * for the transaction, and disables its wake-up trigger (domain V7's {@code
-   * tasks_notify_workers}, replaced by {@link CitusDirectory#wake}); nothing when it is distributed
-   * already.
+   * for the transaction, and disables its notifying triggers (domain V7's {@code
+   * tasks_notify_workers}, replaced by {@link CitusDirectory#wake}, and domain V11's {@code
+   * feed_events_inserted}); nothing when it is distributed already.
    *
    * @param ctx a context inside the provisioning transaction, in Citus mode
    * @param schema the bare schema name (checked by its caller: {@code DomainSchemas})
@@ -73,6 +73,12 @@ public final class Citus {
     ctx.execute(
         "ALTER TABLE {0} DISABLE TRIGGER {1}",
         DSL.name(schema, "tasks"), DSL.name("tasks_notify_workers"));
+    // domain V11's feed notification: a statement trigger reading its transition table, which
+    // Citus cannot plan on a distributed table ("unrecognized RTE kind"), and a NOTIFY on the
+    // domain's node besides; the event feed is not supported on Citus (docs/scale-out.md)
+    ctx.execute(
+        "ALTER TABLE {0} DISABLE TRIGGER {1}",
+        DSL.name(schema, "events"), DSL.name("feed_events_inserted"));
   }
 
   /**

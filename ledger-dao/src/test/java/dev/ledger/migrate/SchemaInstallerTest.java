@@ -89,7 +89,7 @@ class SchemaInstallerTest {
     String byFlyway = DomainSchemas.schemaName("made-by-flyway");
     String installed = DomainSchemas.schemaName("made-by-install");
     MigrateResult flyway = LedgerMigrations.migrateDomain(ds(), byFlyway);
-    assertThat(flyway.migrationsExecuted).isEqualTo(10);
+    assertThat(flyway.migrationsExecuted).isEqualTo(11);
 
     List<String> applied;
     try (Connection c = ds().getConnection()) {
@@ -100,7 +100,7 @@ class SchemaInstallerTest {
     assertThat(applied)
         .containsExactlyElementsOf(TestDatabases.versions(1, LedgerMigrations.DOMAIN_VERSION));
     assertThat(catalog(installed)).isNotEmpty().isEqualTo(catalog(byFlyway));
-    assertThat(history(installed)).hasSize(11).isEqualTo(history(byFlyway));
+    assertThat(history(installed)).hasSize(12).isEqualTo(history(byFlyway));
     MigrateResult again = LedgerMigrations.migrateDomain(ds(), installed);
     assertThat(again.migrationsExecuted).isZero();
     LedgerMigrations.domain(ds(), installed).load().validate(); // throws when a checksum differs
@@ -232,7 +232,7 @@ class SchemaInstallerTest {
     }
 
     assertThat(catalog(byInstaller)).isEqualTo(catalog(byFlyway));
-    assertThat(history(byInstaller)).hasSize(12).isEqualTo(history(byFlyway));
+    assertThat(history(byInstaller)).hasSize(13).isEqualTo(history(byFlyway));
     assertThat(
             LedgerMigrations.domain(ds(), byInstaller)
                 .locations(LedgerMigrations.DOMAIN_LOCATION, extra)
