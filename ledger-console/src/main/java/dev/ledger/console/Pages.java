@@ -82,6 +82,9 @@ final class Pages {
       template = fleet.schemasPage(m);
     } else if (seg.size() == 1 && seg.get(0).equals("schedules")) {
       template = settings.schedulesPage(m);
+    } else if (seg.size() == 3 && seg.get(0).equals("schedules") && seg.get(2).equals("confirm")) {
+      refuseIfReadOnly();
+      template = settings.confirmSchedule(seg.get(1), req, m);
     } else if (seg.get(0).equals("domains") && seg.size() >= 2) {
       ReadModel.Domain d = domain(seg.get(1));
       m.put("domain", d.name());
@@ -96,6 +99,10 @@ final class Pages {
             case "dead/confirm" -> confirmGroup(d, req, m);
             case "delayed" -> delayed(d, m);
             case "running" -> running(d, m);
+            case "confirm" -> {
+              refuseIfReadOnly();
+              yield settings.confirmDomain(d.name(), req, m);
+            }
             default -> throw new Console.Refusal(404, "no such page");
           };
     } else if (seg.get(0).equals("tasks") && seg.size() == 2) {
@@ -106,6 +113,12 @@ final class Pages {
       throw new Console.Refusal(404, "no such page");
     }
     return Response.html(200, views.render(template, m));
+  }
+
+  private void refuseIfReadOnly() {
+    if (readOnly) {
+      throw new Console.Refusal(403, "refused: this console is read-only (--read-only)");
+    }
   }
 
   ReadModel.Domain domain(String name) {
@@ -586,6 +599,10 @@ final class Pages {
       }
       title = action + " " + t.id();
       written.add(writtenBy(shown, before));
+    } else if (seg.size() == 3 && seg.get(0).equals("domains")) {
+      title = settings.actOnDomain(domain(seg.get(1)).name(), seg.get(2), m);
+    } else if (seg.size() == 3 && seg.get(0).equals("schedules")) {
+      title = settings.actOnSchedule(seg.get(1), seg.get(2), m);
     } else if (seg.size() == 4
         && seg.get(0).equals("domains")
         && seg.get(2).equals("dead")

@@ -71,6 +71,8 @@ final class SettingsView {
     DomainControls c = s.controls();
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("paused", c.paused());
+    m.put("toggle", c.paused() ? "resume" : "pause");
+    m.put("toggleLabel", c.paused() ? "Resume claims" : "Pause claims");
     m.put("claims", c.paused() ? "paused: claims return nothing" : "running");
     m.put("maxClaimed", c.maxClaimed() == null ? "none" : c.maxClaimed() + " claimed at once");
     m.put(
@@ -129,10 +131,12 @@ final class SettingsView {
       Map<String, Object> r = new LinkedHashMap<>();
       r.put("name", s.name());
       r.put("domain", s.spec().domain());
-      r.put("domainPath", URLEncoder.encode(s.spec().domain(), StandardCharsets.UTF_8));
+      r.put("domainPath", enc(s.spec().domain()));
+      r.put("path", enc(s.name()));
       r.put("timing", timing(s.spec().timing()));
       r.put("paused", s.paused());
-      r.put("state", s.paused() ? "paused" : "running");
+      r.put("toggle", s.paused() ? "resume" : "pause");
+      r.put("toggleLabel", s.paused() ? "Resume" : "Pause");
       r.put("nextTick", s.paused() ? "(paused)" : tick(s.nextTick(), "none"));
       r.put("lastTick", tick(s.lastTick(), "never"));
       rows.add(r);
@@ -160,6 +164,103 @@ final class SettingsView {
       o.put("origin", s.origin());
     }
     return out.toString();
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // pause and resume: a confirm page (GET .../confirm?action=), then a POST through the ledger
+
+  /** The confirm page of pausing or resuming a domain's claims. */
+  String confirmDomain(String domain, Request req, Map<String, Object> m) {
+    String action = pauseOrResume(req.param("action"));
+    String base = (String) m.get("base");
+    m.put("title", (action.equals("pause") ? "Pause" : "Resume") + " claims of " + domain + "?");
+    m.put(
+        "question",
+        action.equals("pause")
+            ? "Pause the domain's claims: every claim returns nothing until it is resumed; claimed"
+                + " tasks keep their leases."
+            : "Resume the domain's claims.");
+    m.put("subject", domain);
+    m.put("action", base + "/domains/" + enc(domain) + "/" + action);
+    m.put("fields", List.of());
+    m.put("back", base + "/domains/" + enc(domain));
+    return "confirm";
+  }
+
+  /** The confirm page of pausing or resuming a schedule. */
+  String confirmSchedule(String name, Request req, Map<String, Object> m) {
+    String action = pauseOrResume(req.param("action"));
+    schedule(name);
+    String base = (String) m.get("base");
+    m.put("title", (action.equals("pause") ? "Pause" : "Resume") + " schedule " + name + "?");
+    m.put(
+        "question",
+        action.equals("pause")
+            ? "Pause the schedule: it files no tick, and the ticks of the pause are never filed."
+            : "Resume the schedule: it files its next tick from now on.");
+    m.put("subject", name);
+    m.put("action", base + "/schedules/" + enc(name) + "/" + action);
+    m.put("fields", List.of());
+    m.put("back", base + "/schedules");
+    return "confirm";
+  }
+
+  /**
+   * Pauses or resumes a domain's claims ({@code seg} = domains, d, pause|resume) and puts what was
+   * written in the done page's model; the caller checked CSRF and read-only.
+   */
+  String actOnDomain(String domain, String action, Map<String, Object> m) {
+    DomainControls c =
+        switch (action) {
+          case "pause" -> ledger.pause(domain);
+          case "resume" -> ledger.resume(domain);
+          default -> throw new Console.Refusal(404, "no such action");
+        };
+    m.put(
+        "settingsWritten",
+        List.of(
+            Map.of("name", "domain", "value", domain),
+            Map.of("name", "paused", "value", String.valueOf(c.paused()))));
+    return action + " " + domain;
+  }
+
+  /** Pauses or resumes a schedule and puts what was written in the done page's model. */
+  String actOnSchedule(String name, String action, Map<String, Object> m) {
+    schedule(name);
+    Schedule s =
+        switch (action) {
+          case "pause" -> ledger.schedules().pause(name);
+          case "resume" -> ledger.schedules().resume(name);
+          default -> throw new Console.Refusal(404, "no such action");
+        };
+    m.put(
+        "settingsWritten",
+        List.of(
+            Map.of("name", "schedule", "value", s.name()),
+            Map.of("name", "paused", "value", String.valueOf(s.paused())),
+            Map.of("name", "next tick", "value", tick(s.nextTick(), "none"))));
+    return action + " schedule " + name;
+  }
+
+  private Schedule schedule(String name) {
+    if (name.isEmpty() || name.length() > dev.ledger.schedule.Schedules.MAX_NAME) {
+      throw new Console.Refusal(404, "no such schedule");
+    }
+    return ledger
+        .schedules()
+        .get(name)
+        .orElseThrow(() -> new Console.Refusal(404, "no such schedule"));
+  }
+
+  private static String pauseOrResume(String action) {
+    if (!"pause".equals(action) && !"resume".equals(action)) {
+      throw new IllegalArgumentException("action: must be pause or resume");
+    }
+    return action;
+  }
+
+  private static String enc(String s) {
+    return URLEncoder.encode(s, StandardCharsets.UTF_8);
   }
 
   private static String tick(Instant t, String none) {

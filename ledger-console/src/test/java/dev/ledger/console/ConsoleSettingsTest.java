@@ -15,6 +15,7 @@ import java.net.InetSocketAddress;
 import java.net.http.HttpResponse;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -35,6 +36,7 @@ class ConsoleSettingsTest {
 
   static Ledger ledger;
   static ConsoleServer server;
+  static ConsoleServer readOnlyServer;
   static Schedule nightly;
   static Schedule hourly;
 
@@ -64,17 +66,31 @@ class ConsoleSettingsTest {
                     "card-sweep", "cards", Timing.every(Duration.ofHours(1)), "Sweep cards")
                 .build());
     ledger.schedules().pause("card-sweep");
+    ledger.fileAndAdmit(TaskSpec.builder("ops", "Rotate keys").build());
+    ledger
+        .schedules()
+        .add(
+            ScheduleSpec.builder("ops-tick", "ops", Timing.every(Duration.ofHours(2)), "Tick")
+                .build());
     nightly = ledger.schedules().get("nightly-close").orElseThrow();
     hourly = ledger.schedules().get("card-sweep").orElseThrow();
     server =
         ConsoleServer.start(
             Console.builder(ledger, PG.dataSource()).password(PASSWORD.toCharArray()).build(),
             new InetSocketAddress("127.0.0.1", 0));
+    readOnlyServer =
+        ConsoleServer.start(
+            Console.builder(ledger, PG.dataSource())
+                .password(PASSWORD.toCharArray())
+                .readOnly(true)
+                .build(),
+            new InetSocketAddress("127.0.0.1", 0));
   }
 
   @AfterAll
   static void stop() {
     server.close();
+    readOnlyServer.close();
   }
 
   static Http http() {
@@ -165,7 +181,7 @@ class ConsoleSettingsTest {
   @Test
   void the_schedules_api_lists_every_schedule_with_timing_state_and_ticks() throws Exception {
     JsonNode s = api("/api/schedules");
-    assertThat(s).hasSize(2);
+    assertThat(s).hasSize(3);
     JsonNode sweep = s.get(0);
     assertThat(sweep.get("name").asText()).isEqualTo("card-sweep");
     assertThat(sweep.get("domain").asText()).isEqualTo("cards");
@@ -201,14 +217,80 @@ class ConsoleSettingsTest {
                 + " class=\"state\"><span class=\"badge ctl paused\">paused</span></td><td"
                 + " class=\"next\"><time>(paused)</time></td><td class=\"last\"><time>"
                 + (hourly.lastTick() == null ? "never" : Format.time(hourly.lastTick()))
-                + "</time></td></tr>")
+                + "</time></td><td><a class=\"action\" id=\"action-resume-card-sweep\""
+                + " href=\"/schedules/card-sweep/confirm?action=resume\">Resume…</a></td></tr>")
         .contains(
             "<tr><td class=\"name\">nightly-close</td><td class=\"domain\"><a"
                 + " href=\"/domains/payments\">payments</a></td><td class=\"timing\">cron 30 2 * *"
                 + " * (Europe/Berlin)</td><td class=\"state\">running</td><td"
                 + " class=\"next\"><time>"
                 + Format.time(nightly.nextTick())
-                + "</time></td><td class=\"last\"><time>never</time></td></tr>");
+                + "</time></td><td class=\"last\"><time>never</time></td><td><a"
+                + " class=\"action\" id=\"action-pause-nightly-close\""
+                + " href=\"/schedules/nightly-close/confirm?action=pause\">Pause…</a></td></tr>");
+  }
+
+  @Test
+  void a_domain_and_a_schedule_are_paused_and_resumed_through_confirmed_actions() {
+    Http h = http();
+    String csrf = h.login(PASSWORD);
+    assertThat(h.get("/domains/ops").body())
+        .contains("href=\"/domains/ops/confirm?action=pause\">Pause claims…</a>");
+    HttpResponse<String> confirm = h.get("/domains/ops/confirm?action=pause");
+    assertThat(confirm.statusCode()).isEqualTo(200);
+    assertThat(confirm.body())
+        .contains("<h1>Pause claims of ops?</h1>")
+        .contains("action=\"/domains/ops/pause\"");
+    assertThat(h.post("/domains/ops/pause", Map.of()).statusCode()).isEqualTo(403);
+    assertThat(ledger.controls("ops").paused()).isFalse();
+    HttpResponse<String> paused = h.post("/domains/ops/pause", Map.of("csrf", csrf));
+    assertThat(paused.statusCode()).as(paused.body()).isEqualTo(200);
+    assertThat(paused.body())
+        .contains("<h1>Done: pause ops</h1>")
+        .contains("<b>domain</b> <span class=\"value\">ops</span>")
+        .contains("<b>paused</b> <span class=\"value\">true</span>");
+    assertThat(ledger.controls("ops").paused()).isTrue();
+    HttpResponse<String> resumed = h.post("/domains/ops/resume", Map.of("csrf", csrf));
+    assertThat(resumed.body()).contains("<b>paused</b> <span class=\"value\">false</span>");
+    assertThat(ledger.controls("ops").paused()).isFalse();
+
+    assertThat(h.get("/schedules/ops-tick/confirm?action=pause").body())
+        .contains("<h1>Pause schedule ops-tick?</h1>")
+        .contains("action=\"/schedules/ops-tick/pause\"");
+    HttpResponse<String> s = h.post("/schedules/ops-tick/pause", Map.of("csrf", csrf));
+    assertThat(s.statusCode()).as(s.body()).isEqualTo(200);
+    assertThat(s.body())
+        .contains("<h1>Done: pause schedule ops-tick</h1>")
+        .contains("<b>schedule</b> <span class=\"value\">ops-tick</span>")
+        .contains("<b>paused</b> <span class=\"value\">true</span>");
+    assertThat(ledger.schedules().get("ops-tick").orElseThrow().paused()).isTrue();
+    HttpResponse<String> r = h.post("/schedules/ops-tick/resume", Map.of("csrf", csrf));
+    Schedule after = ledger.schedules().get("ops-tick").orElseThrow();
+    assertThat(after.paused()).isFalse();
+    assertThat(r.body())
+        .contains("<b>paused</b> <span class=\"value\">false</span>")
+        .contains(
+            "<b>next tick</b> <span class=\"value\">" + Format.time(after.nextTick()) + "</span>");
+    assertThat(h.post("/schedules/no-such/pause", Map.of("csrf", csrf)).statusCode())
+        .isEqualTo(404);
+    assertThat(h.get("/domains/ops/confirm?action=drop").statusCode()).isEqualTo(400);
+  }
+
+  @Test
+  void a_read_only_console_offers_and_takes_no_pause() {
+    Http h = new Http("http://127.0.0.1:" + readOnlyServer.address().getPort());
+    String csrf = h.login(PASSWORD);
+    assertThat(h.get("/domains/payments").body()).doesNotContain("confirm?action=");
+    assertThat(h.get("/schedules").body()).doesNotContain("confirm?action=");
+    assertThat(h.get("/domains/cards/confirm?action=pause").statusCode()).isEqualTo(403);
+    assertThat(h.get("/schedules/card-sweep/confirm?action=resume").statusCode()).isEqualTo(403);
+    HttpResponse<String> r = h.post("/domains/cards/pause", Map.of("csrf", csrf));
+    assertThat(r.statusCode()).isEqualTo(403);
+    assertThat(r.body()).contains("read-only");
+    assertThat(h.post("/schedules/card-sweep/resume", Map.of("csrf", csrf)).statusCode())
+        .isEqualTo(403);
+    assertThat(ledger.controls("cards").paused()).isFalse();
+    assertThat(ledger.schedules().get("card-sweep").orElseThrow().paused()).isTrue();
   }
 
   /** The overview table row of a domain. */
