@@ -206,8 +206,8 @@ final class SettingsView {
   }
 
   /**
-   * Pauses or resumes a domain's claims ({@code seg} = domains, d, pause|resume) and puts what was
-   * written in the done page's model; the caller checked CSRF and read-only.
+   * Pauses or resumes a domain's claims ({@code POST /domains/{d}/pause} or {@code resume}) and
+   * puts what was written in the done page's model; the caller checked CSRF and read-only.
    */
   String actOnDomain(String domain, String action, Map<String, Object> m) {
     DomainControls c =
