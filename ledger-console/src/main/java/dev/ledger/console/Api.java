@@ -22,6 +22,7 @@ final class Api {
   private final ReadModel reads;
   private final DeadLetterReads deadLetters;
   private final FleetView fleet;
+  private final SettingsView settings;
   private final Label handling;
   private final Clock clock;
 
@@ -31,6 +32,7 @@ final class Api {
       ReadModel reads,
       DeadLetterReads deadLetters,
       FleetView fleet,
+      SettingsView settings,
       Label handling,
       Clock clock) {
     this.pages = pages;
@@ -38,6 +40,7 @@ final class Api {
     this.reads = reads;
     this.deadLetters = deadLetters;
     this.fleet = fleet;
+    this.settings = settings;
     this.handling = handling;
     this.clock = clock;
   }
@@ -48,6 +51,9 @@ final class Api {
     }
     if (seg.size() == 2 && seg.get(1).equals("schemas")) {
       return Response.json(200, fleet.schemasJson());
+    }
+    if (seg.size() == 2 && seg.get(1).equals("schedules")) {
+      return Response.json(200, settings.schedulesJson());
     }
     if (seg.size() == 2 && seg.get(1).equals("domains")) {
       ArrayNode out = Pages.JSON.createArrayNode();
@@ -67,6 +73,7 @@ final class Api {
         int dead = deadLetters.count(d);
         o.put("deadLetters", Math.min(dead, deadLetters.cap()));
         o.put("deadLettersCapped", dead > deadLetters.cap());
+        settings.json(settings.settings(d.name()), o);
       }
       return Response.json(200, out.toString());
     }

@@ -49,6 +49,7 @@ final class Pages {
   private final FleetView fleet;
   private final DeadLetterReads deadLetters;
   private final Api api;
+  private final SettingsView settings;
 
   Pages(
       Ledger ledger,
@@ -59,7 +60,8 @@ final class Pages {
       FleetView fleet) {
     this.fleet = fleet;
     this.deadLetters = new DeadLetterReads(reads);
-    this.api = new Api(this, ledger, reads, deadLetters, fleet, handling, clock);
+    this.settings = new SettingsView(ledger);
+    this.api = new Api(this, ledger, reads, deadLetters, fleet, settings, handling, clock);
     this.ledger = ledger;
     this.reads = reads;
     this.handling = handling;
@@ -78,10 +80,16 @@ final class Pages {
       template = fleet.tenantsPage(m);
     } else if (seg.size() == 1 && seg.get(0).equals("schemas")) {
       template = fleet.schemasPage(m);
+    } else if (seg.size() == 1 && seg.get(0).equals("schedules")) {
+      template = settings.schedulesPage(m);
+    } else if (seg.size() == 3 && seg.get(0).equals("schedules") && seg.get(2).equals("confirm")) {
+      refuseIfReadOnly();
+      template = settings.confirmSchedule(seg.get(1), req, m);
     } else if (seg.get(0).equals("domains") && seg.size() >= 2) {
       ReadModel.Domain d = domain(seg.get(1));
       m.put("domain", d.name());
       m.put("domainPath", enc(d.name()));
+      m.put("settings", settings.card(settings.settings(d.name())));
       String tab = seg.size() == 2 ? "queue" : seg.get(2);
       m.put("tab_" + tab, true);
       template =
@@ -91,6 +99,10 @@ final class Pages {
             case "dead/confirm" -> confirmGroup(d, req, m);
             case "delayed" -> delayed(d, m);
             case "running" -> running(d, m);
+            case "confirm" -> {
+              refuseIfReadOnly();
+              yield settings.confirmDomain(d.name(), req, m);
+            }
             default -> throw new Console.Refusal(404, "no such page");
           };
     } else if (seg.get(0).equals("tasks") && seg.size() == 2) {
@@ -101,6 +113,12 @@ final class Pages {
       throw new Console.Refusal(404, "no such page");
     }
     return Response.html(200, views.render(template, m));
+  }
+
+  private void refuseIfReadOnly() {
+    if (readOnly) {
+      throw new Console.Refusal(403, "refused: this console is read-only (--read-only)");
+    }
   }
 
   ReadModel.Domain domain(String name) {
@@ -134,6 +152,7 @@ final class Pages {
       ReadModel.Throughput t = reads.lastHour(d);
       r.put("completedLastHour", (t.partial() ? "≥" : "") + t.completed());
       r.put("eventsLastHour", (t.partial() ? "≥" : "") + t.events());
+      r.put("badges", settings.badges(settings.settings(d.name())));
       rows.add(r);
     }
     m.put("domains", rows);
@@ -580,6 +599,10 @@ final class Pages {
       }
       title = action + " " + t.id();
       written.add(writtenBy(shown, before));
+    } else if (seg.size() == 3 && seg.get(0).equals("domains")) {
+      title = settings.actOnDomain(domain(seg.get(1)).name(), seg.get(2), m);
+    } else if (seg.size() == 3 && seg.get(0).equals("schedules")) {
+      title = settings.actOnSchedule(seg.get(1), seg.get(2), m);
     } else if (seg.size() == 4
         && seg.get(0).equals("domains")
         && seg.get(2).equals("dead")
