@@ -122,6 +122,7 @@ final class ConsoleBench {
                   "naive LIMIT 50 OFFSET n (query only)",
                   ctx.quick() ? "" : "≥ 10x",
                   ctx.quick() ? null : deepPage[1] / deepPage[0] >= 10));
+      manyDomains(ctx, s, samples);
       Files.writeString(
           ctx.out().resolve("b15-explain-offset.txt"),
           Explain.analyze(l.pool(), offsetSql(l.schema()), PAGE, depth),
@@ -129,6 +130,72 @@ final class ConsoleBench {
     } finally {
       close(ctx, s);
       close(ctx, l);
+    }
+  }
+
+  /**
+   * The overview with many domains (100, or 10 in {@code --quick}; 100 tasks each) against the same
+   * page with one domain of 1,000 tasks: the overview reads each domain (its counts, oldest
+   * admitted task, dead letters, last hour, controls and retention), so its cost grows with the
+   * domains, not with their tasks. Checked: every domain is listed.
+   */
+  private static void manyDomains(Context ctx, Side one, int samples) throws Exception {
+    int domains = ctx.size(10, 100);
+    String db = ctx.server().createDatabase("b15d");
+    HikariDataSource pool = ctx.server().pool(db, 4);
+    try {
+      Ledger ledger = Context.ledger(pool);
+      List<String> names = new ArrayList<>();
+      for (int d = 0; d < domains; d++) {
+        String domain = String.format("b15-%03d", d);
+        names.add(domain);
+        String schema = ledger.provision(domain);
+        try (Seeder seeder = new Seeder(pool, domain, schema)) {
+          for (int i = 0; i < 100; i++) {
+            seeder.add(
+                TaskSpec.builder(domain, "task " + i).priority(i % 10).createdBy("bench").build(),
+                new Event.Admitted());
+          }
+        }
+      }
+      Context.execute(pool, "ANALYZE");
+      Side many =
+          new Side(
+              db,
+              pool,
+              null,
+              Console.builder(ledger, pool).trustCaller(true).build(),
+              domains * 100);
+      String page = get(many, "/", null);
+      for (String name : names) {
+        Context.check(
+            page.contains(">" + name + "<"),
+            "B15: the overview of " + domains + " domains does not list " + name);
+      }
+      for (int i = 0; i < 3; i++) {
+        get(many, "/", null);
+        get(one, "/", null);
+      }
+      double[] m =
+          Context.alternate(
+              3,
+              () -> time(samples, () -> get(many, "/", null)),
+              () -> time(samples, () -> get(one, "/", null)));
+      ctx.results()
+          .add(
+              new Results.Row(
+                  "B15",
+                  "overview page, " + domains + " domains of 100 tasks vs 1 domain of 1k",
+                  "ms",
+                  Results.Kind.TIME,
+                  m[0],
+                  m[1],
+                  "same page, 1 domain of 1k tasks",
+                  "",
+                  null));
+    } finally {
+      pool.close();
+      ctx.server().dropDatabase(db);
     }
   }
 
