@@ -57,8 +57,13 @@ final class Api {
     }
     if (seg.size() == 2 && seg.get(1).equals("domains")) {
       ArrayNode out = Pages.JSON.createArrayNode();
-      for (ReadModel.Domain d : reads.domains()) {
-        ReadModel.Counts c = reads.counts(d);
+      List<ReadModel.Domain> domains = reads.domains();
+      List<ReadModel.Summary> summaries = reads.summaries(domains, deadLetters.countField());
+      List<SettingsView.Settings> set =
+          settings.settings(domains.stream().map(ReadModel.Domain::name).toList());
+      for (int i = 0; i < domains.size(); i++) {
+        ReadModel.Domain d = domains.get(i);
+        ReadModel.Counts c = summaries.get(i).counts();
         ObjectNode o = out.addObject();
         o.put("domain", d.name());
         o.put("schema", d.schema());
@@ -70,10 +75,10 @@ final class Api {
         c.capped().forEach(s -> capped.add(s.wire()));
         o.put("countCap", ReadModel.COUNT_CAP);
         o.put("estimatedTasks", c.estimatedRows());
-        int dead = deadLetters.count(d);
+        int dead = summaries.get(i).deadLetters();
         o.put("deadLetters", Math.min(dead, deadLetters.cap()));
         o.put("deadLettersCapped", dead > deadLetters.cap());
-        settings.json(settings.settings(d.name()), o);
+        settings.json(set.get(i), o);
       }
       return Response.json(200, out.toString());
     }

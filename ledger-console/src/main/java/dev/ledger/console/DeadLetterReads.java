@@ -111,12 +111,26 @@ final class DeadLetterReads {
    * @return the count; {@link #cap()} + 1 means more than the cap
    */
   int count(ReadModel.Domain d) {
+    return reads.dsl(d.schema()).select(countField()).fetchOne(0, int.class);
+  }
+
+  /**
+   * The count of {@link #count} as a scalar subquery over the template's tables, for a statement
+   * that reads more (the overview's {@link ReadModel#summaries}): rendered in the statement's
+   * domain schema.
+   *
+   * @return the count up to {@link #cap()} + 1
+   */
+  Field<Integer> countField() {
     Tasks dead = TASKS.as("dead");
-    return reads
-        .dsl(d.schema())
-        .selectCount()
-        .from(DSL.selectOne().from(dead).where(isDeadLetter(dead)).limit(cap + 1).asTable("capped"))
-        .fetchOne(0, int.class);
+    return DSL.field(
+        DSL.selectCount()
+            .from(
+                DSL.selectOne()
+                    .from(dead)
+                    .where(isDeadLetter(dead))
+                    .limit(cap + 1)
+                    .asTable("capped")));
   }
 
   /**

@@ -133,26 +133,32 @@ final class Pages {
     m.put("title", "Overview");
     List<Map<String, Object>> rows = new ArrayList<>();
     Instant now = clock.instant();
-    for (ReadModel.Domain d : reads.domains()) {
-      ReadModel.Counts c = reads.counts(d);
+    List<ReadModel.Domain> domains = reads.domains();
+    List<ReadModel.Summary> summaries = reads.summaries(domains, deadLetters.countField());
+    List<SettingsView.Settings> set =
+        settings.settings(domains.stream().map(ReadModel.Domain::name).toList());
+    for (int i = 0; i < domains.size(); i++) {
+      ReadModel.Domain d = domains.get(i);
+      ReadModel.Summary sum = summaries.get(i);
+      ReadModel.Counts c = sum.counts();
       Map<String, Object> r = new LinkedHashMap<>();
       r.put("domain", d.name());
       r.put("path", enc(d.name()));
       for (Status s : Status.values()) {
         r.put(s.wire(), c.show(s));
       }
-      ReadModel.Oldest oldest = reads.oldestAdmitted(d);
+      ReadModel.Oldest oldest = sum.oldest();
       r.put(
           "oldestAdmitted",
           oldest.at() == null
               ? ""
               : (oldest.bounded() ? "≥" : "") + Format.age(Duration.between(oldest.at(), now)));
-      int dead = deadLetters.count(d);
+      int dead = sum.deadLetters();
       r.put("deadLetters", dead > deadLetters.cap() ? ">" + deadLetters.cap() : "" + dead);
-      ReadModel.Throughput t = reads.lastHour(d);
+      ReadModel.Throughput t = sum.lastHour();
       r.put("completedLastHour", (t.partial() ? "≥" : "") + t.completed());
       r.put("eventsLastHour", (t.partial() ? "≥" : "") + t.events());
-      r.put("badges", settings.badges(settings.settings(d.name())));
+      r.put("badges", settings.badges(set.get(i)));
       rows.add(r);
     }
     m.put("domains", rows);

@@ -7,6 +7,7 @@ import static dev.ledger.codegen.db.ledger_template.Tables.TASKS;
 import dev.ledger.Label;
 import dev.ledger.Status;
 import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -68,6 +69,15 @@ final class ReadModel {
 
   /** A context render-mapped to a domain schema (or the directory only, when null). */
   DSLContext dsl(String domainSchema) {
+    return DSL.using(dataSource, SQLDialect.POSTGRES, settings(domainSchema));
+  }
+
+  /** As {@link #dsl(String)}, on a connection the caller holds (several reads, one checkout). */
+  DSLContext dsl(Connection connection, String domainSchema) {
+    return DSL.using(connection, SQLDialect.POSTGRES, settings(domainSchema));
+  }
+
+  private Settings settings(String domainSchema) {
     RenderMapping mapping =
         new RenderMapping()
             .withSchemata(new MappedSchema().withInput(DIRECTORY).withOutput(directorySchema));
@@ -79,7 +89,7 @@ final class ReadModel {
             .withRenderMapping(mapping)
             .withQueryTimeout(queryTimeoutSeconds)
             .withExecuteLogging(false);
-    return DSL.using(dataSource, SQLDialect.POSTGRES, settings);
+    return settings;
   }
 
   /**
@@ -131,45 +141,6 @@ final class ReadModel {
     }
   }
 
-  Counts counts(Domain d) {
-    DSLContext ctx = dsl(d.schema());
-    List<Field<Integer>> fields = new ArrayList<>();
-    for (Status s : Status.values()) {
-      Select<Record1<Integer>> capped =
-          DSL.select(DSL.one())
-              .from(TASKS)
-              .where(TASKS.STATUS.eq(DSL.inline(s.wire())))
-              .limit(COUNT_CAP + 1);
-      fields.add(DSL.field(DSL.selectCount().from(capped.asTable("c_" + s.wire()))));
-    }
-    Field<Float> reltuples =
-        DSL.field(
-            DSL.select(DSL.field(DSL.name("reltuples"), Float.class))
-                .from(DSL.table(DSL.name("pg_catalog", "pg_class")))
-                .where(
-                    DSL.field(DSL.name("oid"))
-                        .eq(
-                            DSL.function(
-                                "to_regclass",
-                                Object.class,
-                                DSL.val(quote(d.schema()) + ".\"tasks\"")))));
-    List<Field<?>> all = new ArrayList<>(fields);
-    all.add(reltuples);
-    Record r = ctx.select(all).fetchOne();
-    Map<Status, Long> counts = new EnumMap<>(Status.class);
-    Set<Status> capped = EnumSet.noneOf(Status.class);
-    for (Status s : Status.values()) {
-      int n = r.get(fields.get(s.ordinal()));
-      if (n > COUNT_CAP) {
-        capped.add(s);
-        n = COUNT_CAP;
-      }
-      counts.put(s, (long) n);
-    }
-    Float estimate = r.get(reltuples);
-    return new Counts(counts, capped, estimate == null || estimate < 0 ? -1 : estimate.longValue());
-  }
-
   private static String quote(String identifier) {
     return "\"" + identifier.replace("\"", "\"\"") + "\"";
   }
@@ -185,18 +156,6 @@ final class ReadModel {
    */
   record Oldest(Instant at, boolean bounded) {}
 
-  Oldest oldestAdmitted(Domain d) {
-    var admitted =
-        DSL.select(TASKS.CREATED)
-            .from(TASKS)
-            .where(TASKS.STATUS.eq(DSL.inline(Status.ADMITTED.wire())))
-            .limit(COUNT_CAP + 1)
-            .asTable("admitted");
-    Field<Instant> created = admitted.field(TASKS.CREATED);
-    Record r = dsl(d.schema()).select(DSL.min(created), DSL.count()).from(admitted).fetchOne();
-    return new Oldest(r.get(0, Instant.class), r.get(1, Integer.class) > COUNT_CAP);
-  }
-
   /**
    * What a domain did in the last hour, from its newest events ({@code events_pkey}, backwards).
    *
@@ -207,7 +166,76 @@ final class ReadModel {
    */
   record Throughput(long completed, long events, boolean partial) {}
 
-  Throughput lastHour(Domain d) {
+  /**
+   * Everything the overview shows of a domain but its settings, in one statement of scalar
+   * subqueries, each as bounded as it would be alone.
+   *
+   * @param counts its counts by status
+   * @param oldest its oldest admitted task
+   * @param deadLetters its dead letters counted up to the cap + 1 (the cap of the field given to
+   *     {@link #summaries})
+   * @param lastHour its last hour
+   */
+  record Summary(Counts counts, Oldest oldest, int deadLetters, Throughput lastHour) {}
+
+  /**
+   * Every domain's {@link Summary}: one statement per domain, every statement on one connection
+   * (one checkout for the page, not one per read). The overview and {@code /api/domains} read this.
+   *
+   * @param domains the domains, in the order wanted
+   * @param deadLetters the capped dead-letter count, as a field over the template's tables (each
+   *     statement renders it in its domain's schema)
+   * @return the summaries, in the domains' order
+   */
+  List<Summary> summaries(List<Domain> domains, Field<Integer> deadLetters) {
+    if (domains.isEmpty()) {
+      return List.of();
+    }
+    return DSL.using(dataSource, SQLDialect.POSTGRES)
+        .connectionResult(
+            c -> {
+              List<Summary> out = new ArrayList<>(domains.size());
+              for (Domain d : domains) {
+                out.add(summary(dsl(c, d.schema()), d, deadLetters));
+              }
+              return out;
+            });
+  }
+
+  private Summary summary(DSLContext ctx, Domain d, Field<Integer> deadLetters) {
+    // counts by status: each stopped at COUNT_CAP + 1 index entries (tasks_queue)
+    List<Field<Integer>> counts = new ArrayList<>();
+    for (Status s : Status.values()) {
+      Select<Record1<Integer>> capped =
+          DSL.select(DSL.one())
+              .from(TASKS)
+              .where(TASKS.STATUS.eq(DSL.inline(s.wire())))
+              .limit(COUNT_CAP + 1);
+      counts.add(DSL.field(DSL.selectCount().from(capped.asTable("c_" + s.wire()))));
+    }
+    Field<Float> reltuples =
+        DSL.field(
+            DSL.select(DSL.field(DSL.name("reltuples"), Float.class))
+                .from(DSL.table(DSL.name("pg_catalog", "pg_class")))
+                .where(
+                    DSL.field(DSL.name("oid"))
+                        .eq(
+                            DSL.function(
+                                "to_regclass",
+                                Object.class,
+                                DSL.val(quote(d.schema()) + ".\"tasks\"")))));
+    // the oldest admitted: no index orders admitted tasks by creation alone, so at most
+    // COUNT_CAP + 1 of them are read (tasks_queue, index only); more than COUNT_CAP admitted
+    // (the admitted count above) makes it a bound
+    var admitted =
+        DSL.select(TASKS.CREATED)
+            .from(TASKS)
+            .where(TASKS.STATUS.eq(DSL.inline(Status.ADMITTED.wire())))
+            .limit(COUNT_CAP + 1)
+            .asTable("admitted");
+    Field<Instant> oldest =
+        DSL.field(DSL.select(DSL.min(admitted.field(TASKS.CREATED))).from(admitted));
+    // the last hour: the newest EVENT_WINDOW events (events_pkey, backwards), aggregated once
     Instant since = clock.instant().minus(Duration.ofHours(1));
     var newest =
         DSL.select(EVENTS.KIND, EVENTS.AT)
@@ -217,21 +245,40 @@ final class ReadModel {
             .asTable("newest");
     Field<String> kind = newest.field(EVENTS.KIND);
     Field<Instant> at = newest.field(EVENTS.AT);
-    Record r =
-        dsl(d.schema())
-            .select(
-                DSL.count().filterWhere(at.ge(since).and(kind.eq(DSL.inline("completed")))),
-                DSL.count().filterWhere(at.ge(since)),
-                DSL.count(),
-                DSL.min(at))
-            .from(newest)
-            .fetchOne();
-    int completed = r.get(0, Integer.class);
-    int events = r.get(1, Integer.class);
-    int read = r.get(2, Integer.class);
-    Instant oldest = r.get(3, Instant.class);
-    boolean partial = read >= EVENT_WINDOW && oldest != null && !oldest.isBefore(since);
-    return new Throughput(completed, events, partial);
+    Field<Integer> completedF =
+        DSL.count().filterWhere(at.ge(since).and(kind.eq(DSL.inline("completed")))).as("completed");
+    Field<Integer> eventsF = DSL.count().filterWhere(at.ge(since)).as("events");
+    Field<Integer> readF = DSL.count().as("read");
+    Field<Instant> oldestReadF = DSL.min(at).as("oldest_read");
+    var hour = DSL.select(completedF, eventsF, readF, oldestReadF).from(newest).asTable("hour");
+    List<Field<?>> all = new ArrayList<>(counts);
+    all.add(reltuples);
+    all.add(oldest);
+    all.add(deadLetters);
+    all.addAll(List.of(hour.fields()));
+    Record r = ctx.select(all).from(hour).fetchOne();
+
+    Map<Status, Long> byStatus = new EnumMap<>(Status.class);
+    Set<Status> capped = EnumSet.noneOf(Status.class);
+    for (Status s : Status.values()) {
+      int n = r.get(counts.get(s.ordinal()));
+      if (n > COUNT_CAP) {
+        capped.add(s);
+        n = COUNT_CAP;
+      }
+      byStatus.put(s, (long) n);
+    }
+    Float estimate = r.get(reltuples);
+    Counts c =
+        new Counts(byStatus, capped, estimate == null || estimate < 0 ? -1 : estimate.longValue());
+    int admittedRead = r.get(counts.get(Status.ADMITTED.ordinal()));
+    Oldest o = new Oldest(r.get(oldest), admittedRead > COUNT_CAP);
+    int completed = r.get(hour.field(completedF));
+    int events = r.get(hour.field(eventsF));
+    int read = r.get(hour.field(readF));
+    Instant oldestRead = r.get(hour.field(oldestReadF));
+    boolean partial = read >= EVENT_WINDOW && oldestRead != null && !oldestRead.isBefore(since);
+    return new Summary(c, o, r.get(deadLetters), new Throughput(completed, events, partial));
   }
 
   /**

@@ -12,6 +12,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -42,6 +43,28 @@ final class SettingsView {
 
   Settings settings(String domain) {
     return new Settings(ledger.controls(domain), ledger.retention().get(domain));
+  }
+
+  /**
+   * Several domains' settings for one page: the controls per domain, the retention rows in one read
+   * ({@link dev.ledger.retention.Retention#list()}) rather than one per domain.
+   *
+   * @param domains the domains
+   * @return their settings, in the domains' order
+   */
+  List<Settings> settings(List<String> domains) {
+    if (domains.isEmpty()) {
+      return List.of();
+    }
+    Map<String, RetentionSetting> retention = new HashMap<>();
+    for (RetentionSetting r : ledger.retention().list()) {
+      retention.put(r.domain(), r);
+    }
+    List<Settings> out = new ArrayList<>(domains.size());
+    for (String d : domains) {
+      out.add(new Settings(ledger.controls(d), Optional.ofNullable(retention.get(d))));
+    }
+    return out;
   }
 
   /**
