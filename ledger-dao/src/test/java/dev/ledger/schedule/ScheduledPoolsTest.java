@@ -141,7 +141,9 @@ class ScheduledPoolsTest {
         }
       }
     }
-    // every worker is gone (closing a WorkerProcess kills it): what they filed is final
+    // every worker is gone (closing a WorkerProcess kills it), and so are their backends (a COMMIT
+    // sent just before a kill still commits): what they filed is final
+    WorkerProcess.awaitBackendsGone(PG.dataSource(), Duration.ofSeconds(30));
     List<Instant> ticks = contiguousTicks(ledger, "procs", "every-second");
     assertThat(ticks.get(0)).isEqualTo(s.nextTick());
     Schedule after = ledger.schedules().get("every-second").orElseThrow();

@@ -55,7 +55,8 @@ public final class LedgerWorkerMain {
       System.err.println("usage: drain|hold|file-first <jdbcUrl> ...");
       System.exit(2);
     }
-    try (HikariDataSource pool = PostgresExtension.pool(args[1], 10)) {
+    try (HikariDataSource pool =
+        PostgresExtension.pool(args[1], 10, WorkerProcess.APPLICATION_NAME)) {
       String[] rest = Arrays.copyOfRange(args, 2, args.length);
       switch (args[0]) {
         case "drain":

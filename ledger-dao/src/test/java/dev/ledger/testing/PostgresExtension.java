@@ -136,7 +136,23 @@ public final class PostgresExtension implements BeforeAllCallback, AfterAllCallb
    * @return the pool; the caller closes it
    */
   public static HikariDataSource pool(String url, int size) {
+    return pool(url, size, null);
+  }
+
+  /**
+   * Like {@link #pool(String, int)}, with every connection showing {@code applicationName} in
+   * {@code pg_stat_activity}.
+   *
+   * @param url a JDBC URL
+   * @param size the pool's maximum size
+   * @param applicationName the application name, or null for the driver's default
+   * @return a new pool; the caller closes it
+   */
+  public static HikariDataSource pool(String url, int size, String applicationName) {
     HikariConfig config = new HikariConfig();
+    if (applicationName != null) {
+      config.addDataSourceProperty("ApplicationName", applicationName);
+    }
     config.setJdbcUrl(url);
     config.setMaximumPoolSize(size);
     config.setMinimumIdle(0);

@@ -23,6 +23,9 @@ import java.util.concurrent.TimeUnit;
  */
 public final class WorkerProcess implements AutoCloseable {
 
+  /** The application name every worker process's connections show in {@code pg_stat_activity}. */
+  public static final String APPLICATION_NAME = "ledger-test-worker";
+
   private final String name;
   private final Process process;
   private final Path stdout;
@@ -111,6 +114,46 @@ public final class WorkerProcess implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted killing " + name, e);
+    }
+  }
+
+  /**
+   * Waits until no connection of a worker process is left on the database {@code ds} reaches. A
+   * killed JVM's backends outlive it for a moment: a {@code COMMIT} it sent just before the kill
+   * still commits, so a test reads what the workers wrote only after their backends are gone.
+   *
+   * @param ds a data source on the workers' database
+   * @param timeout how long to wait at most
+   * @throws IllegalStateException when backends are still there after {@code timeout}
+   */
+  public static void awaitBackendsGone(javax.sql.DataSource ds, java.time.Duration timeout) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    try (java.sql.Connection c = ds.getConnection();
+        java.sql.PreparedStatement count =
+            c.prepareStatement(
+                "select count(*) from pg_stat_activity"
+                    + " where datname = current_database() and application_name = ?")) {
+      count.setString(1, APPLICATION_NAME);
+      while (true) {
+        long left;
+        try (java.sql.ResultSet rs = count.executeQuery()) {
+          rs.next();
+          left = rs.getLong(1);
+        }
+        if (left == 0) {
+          return;
+        }
+        if (System.nanoTime() > deadline) {
+          throw new IllegalStateException(
+              left + " worker backends still connected after " + timeout);
+        }
+        Thread.sleep(20);
+      }
+    } catch (java.sql.SQLException e) {
+      throw new IllegalStateException("cannot count the workers' backends", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted waiting for the workers' backends", e);
     }
   }
 
