@@ -45,6 +45,28 @@ final class ExpectedCatalog {
 
   private static final Configuration POSTGRES = new DefaultConfiguration().set(SQLDialect.POSTGRES);
 
+  /**
+   * jOOQ's short names of PostgreSQL types against {@code format_type}'s, which {@link Catalog}
+   * reads: without it an {@code integer} column was expected as {@code int} and every schema
+   * holding one looked drifted.
+   */
+  private static final java.util.Map<String, String> FORMAT_TYPE_NAMES =
+      java.util.Map.ofEntries(
+          java.util.Map.entry("int", "integer"),
+          java.util.Map.entry("int4", "integer"),
+          java.util.Map.entry("int2", "smallint"),
+          java.util.Map.entry("int8", "bigint"),
+          java.util.Map.entry("bool", "boolean"),
+          java.util.Map.entry("varchar", "character varying"),
+          java.util.Map.entry("char", "character"),
+          java.util.Map.entry("float4", "real"),
+          java.util.Map.entry("float8", "double precision"),
+          java.util.Map.entry("decimal", "numeric"),
+          java.util.Map.entry("timestamp", "timestamp without time zone"),
+          java.util.Map.entry("timestamptz", "timestamp with time zone"),
+          java.util.Map.entry("time", "time without time zone"),
+          java.util.Map.entry("timetz", "time with time zone"));
+
   /** The domain schema's tables (the generated {@code ledger_template}). */
   static final ExpectedCatalog DOMAIN = new ExpectedCatalog(LedgerTemplate.LEDGER_TEMPLATE);
 
@@ -72,9 +94,10 @@ final class ExpectedCatalog {
    * directory V10's {@code xid8}) has no SQL data type: its generated name, unquoted and without
    * its schema, is PostgreSQL's.
    */
-  private static String typeName(Field<?> f) {
+  static String typeName(Field<?> f) {
     if (f.getDataType().getSQLDataType() != null) {
-      return f.getDataType().getSQLDataType().getTypeName(POSTGRES);
+      String jooq = f.getDataType().getSQLDataType().getTypeName(POSTGRES);
+      return FORMAT_TYPE_NAMES.getOrDefault(jooq, jooq);
     }
     String name = f.getDataType().getTypeName().replace("\"", "");
     return name.substring(name.lastIndexOf('.') + 1);

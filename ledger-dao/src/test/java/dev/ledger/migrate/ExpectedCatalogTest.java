@@ -54,4 +54,43 @@ class ExpectedCatalogTest {
     assertThat(prints.get("public").tables()).containsExactlyInAnyOrderElementsOf(directoryTables);
     assertThat(directoryTables).contains("ledger_domains", "ledger_tasks");
   }
+
+  /**
+   * Each type a migration may use is expected under the name {@code format_type} gives it: jOOQ
+   * calls {@code integer} {@code int}, which made a schema with an {@code integer} column look
+   * drifted.
+   */
+  @Test
+  void every_column_type_is_expected_under_the_name_format_type_gives_it() throws Exception {
+    List<org.jooq.DataType<?>> types =
+        List.of(
+            org.jooq.impl.SQLDataType.INTEGER,
+            org.jooq.impl.SQLDataType.SMALLINT,
+            org.jooq.impl.SQLDataType.BIGINT,
+            org.jooq.impl.SQLDataType.BOOLEAN,
+            org.jooq.impl.SQLDataType.VARCHAR,
+            org.jooq.impl.SQLDataType.CHAR,
+            org.jooq.impl.SQLDataType.CLOB,
+            org.jooq.impl.SQLDataType.REAL,
+            org.jooq.impl.SQLDataType.DOUBLE,
+            org.jooq.impl.SQLDataType.NUMERIC,
+            org.jooq.impl.SQLDataType.LOCALDATETIME,
+            org.jooq.impl.SQLDataType.OFFSETDATETIME,
+            org.jooq.impl.SQLDataType.LOCALDATE,
+            org.jooq.impl.SQLDataType.LOCALTIME,
+            org.jooq.impl.SQLDataType.UUID,
+            org.jooq.impl.SQLDataType.JSONB,
+            org.jooq.impl.SQLDataType.BLOB);
+    try (java.sql.Connection c = PG.dataSource().getConnection()) {
+      DSLContext ctx = DSL.using(c, SQLDialect.POSTGRES);
+      for (org.jooq.DataType<?> type : types) {
+        String ddl = type.getTypeName(ctx.configuration());
+        String formatted =
+            ctx.fetchValue(DSL.field("format_type(?::regtype, null)", String.class, ddl));
+        assertThat(ExpectedCatalog.typeName(DSL.field(DSL.name("c"), type)))
+            .as("jOOQ's %s", ddl)
+            .isEqualTo(formatted);
+      }
+    }
+  }
 }
