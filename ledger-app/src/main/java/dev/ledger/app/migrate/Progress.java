@@ -160,11 +160,19 @@ public final class Progress implements MigrationListener, FleetListener, AutoClo
     return unit;
   }
 
-  /** Stops the line. */
+  /**
+   * Stops the line: no progress line is printed after this returns (a line being printed is waited
+   * for, at most a second), so a final message printed next is the last line.
+   */
   @Override
   public void close() {
     if (ticker != null) {
       ticker.shutdownNow();
+      try {
+        ticker.awaitTermination(1, TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
     }
   }
 }

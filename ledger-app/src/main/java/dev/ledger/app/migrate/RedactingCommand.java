@@ -143,6 +143,9 @@ public abstract class RedactingCommand implements Callable<Integer> {
       String signal = StopSignals.received();
       int exit = StopSignals.exitCode(signal);
       Progress p = progress;
+      if (p != null) {
+        p.close(); // the interruption's line is the last on stderr, after any progress line
+      }
       Progress.Snapshot done = p == null ? null : p.snapshot();
       String message = redact(interruptedMessage(signal, p, done));
       err().println(commandName() + ": " + message);

@@ -117,25 +117,29 @@ class InterruptedRunTest {
     return pb.start();
   }
 
-  /** Waits until the process has a session in the database: it is polling for the lock. */
+  /**
+   * Waits until the process has tried the migration lock at least once (a session of it in the
+   * database whose last statement was {@code pg_try_advisory_lock}): by then its run, and the
+   * progress it reports, have started. Waiting for a session alone was not enough on a loaded
+   * machine: the pool connects before the run starts, and a SIGTERM in between found no progress.
+   */
   private static void waitForPoller(Connection hold, String database, Process p) throws Exception {
     long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
     while (System.nanoTime() < deadline && p.isAlive()) {
       try (PreparedStatement s =
           hold.prepareStatement(
-              "SELECT count(*) FROM pg_stat_activity WHERE datname = ? AND pid <> pg_backend_pid()")) {
+              "SELECT count(*) FROM pg_stat_activity WHERE datname = ? AND pid <> pg_backend_pid()"
+                  + " AND query LIKE '%pg_try_advisory_lock%'")) {
         s.setString(1, database);
         try (ResultSet rs = s.executeQuery()) {
           rs.next();
           if (rs.getLong(1) >= 1) {
-            // the lock's connection is open: give its first try a moment to be refused
-            Thread.sleep(500);
             return;
           }
         }
       }
-      Thread.sleep(100);
+      Thread.sleep(50);
     }
-    throw new AssertionError("the process never connected (alive: " + p.isAlive() + ")");
+    throw new AssertionError("the process never tried the lock (alive: " + p.isAlive() + ")");
   }
 }
