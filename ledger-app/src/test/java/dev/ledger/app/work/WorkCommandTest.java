@@ -82,7 +82,7 @@ class WorkCommandTest {
     pb.directory(new File(System.getProperty("user.dir")));
     Process p = pb.start();
     try {
-      long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+      long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
       while ((ledger.get(good).status() != Status.COMPLETED || ledger.deadLetters("ops").isEmpty())
           && System.nanoTime() < end) {
         assertThat(p.isAlive()).as(Files.readString(dir.resolve("work.err"))).isTrue();
@@ -158,7 +158,7 @@ class WorkCommandTest {
     pb.redirectError(dir.resolve("work.err").toFile());
     Process p = pb.start();
     try {
-      long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+      long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
       while ((ledger.get(good).status() != Status.COMPLETED || ledger.deadLetters("jobs").isEmpty())
           && System.nanoTime() < end) {
         assertThat(p.isAlive()).as(Files.readString(dir.resolve("work.err"))).isTrue();
