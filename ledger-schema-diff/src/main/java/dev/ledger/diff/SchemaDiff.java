@@ -90,6 +90,19 @@ public final class SchemaDiff {
    *     database cannot be used
    */
   public static DiffReport run(Request request) {
+    return run(request, true);
+  }
+
+  /**
+   * Like {@link #run(Request)}, with or without the review of the pull request's own statements
+   * (without it for measuring what it costs: {@code ReviewCostTest}).
+   *
+   * @param request what to compare, not null
+   * @param reviewStatements whether to measure the head's new statements one by one
+   * @return the report
+   * @throws SchemaDiffException as {@link #run(Request)}
+   */
+  static DiffReport run(Request request, boolean reviewStatements) {
     try (MigrationSource base = MigrationSource.open("--base", request.base());
         MigrationSource head = MigrationSource.open("--head", request.head());
         ScratchPostgres pg =
@@ -99,7 +112,11 @@ public final class SchemaDiff {
       SchemaCatalog before = pg.apply(base, "base", request.forBase()).catalog();
       ScratchPostgres.Checked headSet = pg.applyWithFingerprint(head, "head", request.forHead());
       SchemaCatalog after = headSet.applied().catalog();
-      CatalogDiff diff = CatalogDiff.between(before, after, request.online());
+      PullRequestReview.Outcome review =
+          reviewStatements
+              ? PullRequestReview.run(pg, base, head, request.forBase(), request.forHead())
+              : new PullRequestReview.Outcome(dev.ledger.diff.review.Review.none(), null);
+      CatalogDiff diff = review.diff(before, after, request.online());
       Verification verification =
           verify(pg, base, request.forBase(), diff, after, headSet.fingerprint());
       return new DiffReport(
@@ -109,7 +126,8 @@ public final class SchemaDiff {
           request.failOn(),
           verification,
           request.online(),
-          Advice.of(diff, after, MigrationStatements.added(base.directory(), head.directory())));
+          Advice.of(diff, after, MigrationStatements.added(base.directory(), head.directory())),
+          review.review());
     }
   }
 
