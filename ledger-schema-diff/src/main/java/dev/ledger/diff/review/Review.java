@@ -90,7 +90,8 @@ public record Review(
 
   /**
    * The review's part of the verdict line, e.g. {@code the pull request's 3 statements measured: 1
-   * rename, 1 rewrite, 2 warnings}, or null when there is nothing to say (no new migration).
+   * rename, 1 rewrite, 2 warnings}, or null when there is nothing to say (no new migration, or
+   * statements with no rename, rewrite or finding).
    *
    * @return a clause without a trailing period, or null
    */
@@ -110,11 +111,14 @@ public record Review(
             parts,
             all.stream().filter(f -> f.severity().equals(Severity.WARNING)).count(),
             "warning");
+        if (parts.isEmpty()) {
+          yield null;
+        }
         yield "the pull request's "
             + statements.size()
             + (statements.size() == 1 ? " statement" : " statements")
-            + " measured"
-            + (parts.isEmpty() ? "" : ": " + String.join(", ", parts));
+            + " measured: "
+            + String.join(", ", parts);
       }
     };
   }

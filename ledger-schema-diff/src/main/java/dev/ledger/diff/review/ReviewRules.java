@@ -155,10 +155,10 @@ final class ReviewRules {
       }
       switch (d.category()) {
         case 'r' -> {
-          if (hasRelation(end, d.schema(), d.name())) {
+          boolean view = d.kind().equals("v") || d.kind().equals("m");
+          if (!(view || isTable(d.kind())) || hasRelation(end, d.schema(), d.name())) {
             continue;
           }
-          boolean view = d.kind().equals("v") || d.kind().equals("m");
           String old = "`" + naming.display(d) + "`";
           out.add(
               warning(
