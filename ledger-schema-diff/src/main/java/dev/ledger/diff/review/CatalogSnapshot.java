@@ -140,6 +140,33 @@ final class CatalogSnapshot {
   }
 
   /**
+   * The sequential scans counted so far in the current transaction on each table and materialized
+   * view of the set's schemas.
+   *
+   * @param c the connection, in the transaction to read in
+   * @param otherSchemas the schemas that are not the set's
+   * @return scans by relation OID
+   * @throws SQLException when the query fails
+   */
+  static Map<Long, Long> scans(Connection c, Collection<String> otherSchemas) throws SQLException {
+    Map<Long, Long> out = new java.util.HashMap<>();
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "SELECT c.oid, pg_stat_get_xact_numscans(c.oid) FROM pg_class c"
+                + " JOIN pg_namespace n ON n.oid = c.relnamespace"
+                + " WHERE c.relkind IN ('r', 'm') AND n.nspname <> ALL (?)"
+                + " AND n.nspname NOT LIKE 'pg\\_%' AND n.nspname <> 'information_schema'")) {
+      ps.setArray(1, c.createArrayOf("text", otherSchemas.toArray()));
+      try (ResultSet r = ps.executeQuery()) {
+        while (r.next()) {
+          out.put(r.getLong(1), r.getLong(2));
+        }
+      }
+    }
+    return out;
+  }
+
+  /**
    * The objects by key.
    *
    * @return an unmodifiable view, in the query's order

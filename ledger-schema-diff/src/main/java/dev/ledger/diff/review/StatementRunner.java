@@ -25,8 +25,9 @@ import java.util.TreeMap;
  * {@code 25001}) is rolled back and run on its own. Placeholders are filled in as Flyway does; the
  * session is reset ({@code RESET ALL}, the search path on the scratch schema) before each script.
  *
- * <p>Costs one catalog query before and after each statement and one {@code pg_locks} read; the
- * base's migrations themselves are applied by the caller. Not thread-safe: one connection.
+ * <p>Costs a scan count query before each statement, a catalog query after it and one {@code
+ * pg_locks} read; the base's migrations themselves are applied by the caller. Not thread-safe: one
+ * connection.
  */
 public final class StatementRunner {
 
@@ -60,6 +61,7 @@ public final class StatementRunner {
     Naming naming = new Naming(schema);
     c.setAutoCommit(true);
     CatalogSnapshot base = CatalogSnapshot.read(c, otherSchemas);
+    CatalogSnapshot current = base;
     List<Measured> measured = new ArrayList<>();
     for (MigrationHistory.Script script : scripts) {
       String text;
@@ -79,7 +81,9 @@ public final class StatementRunner {
       for (ScriptStatements.Piece piece : ScriptStatements.split(text)) {
         String sql = ScriptStatements.fill(piece.sql(), values);
         try {
-          measured.add(measure(c, script.name(), piece, sql, otherSchemas));
+          Step step = measure(c, script.name(), piece, sql, otherSchemas, current);
+          measured.add(step.measured());
+          current = step.after();
         } catch (SQLException e) {
           return new Review(
               Review.Status.FAILED,
@@ -96,7 +100,7 @@ public final class StatementRunner {
         }
       }
     }
-    CatalogSnapshot end = CatalogSnapshot.read(c, otherSchemas);
+    CatalogSnapshot end = current;
     List<ReviewedStatement> statements = new ArrayList<>();
     for (Measured m : measured) {
       statements.add(reviewed(m, base, end, naming));
@@ -115,20 +119,26 @@ public final class StatementRunner {
         RenamePlan.between(base, end, naming));
   }
 
-  private static Measured measure(
+  /** One statement measured, and the catalog it left (the next statement's before). */
+  private record Step(Measured measured, CatalogSnapshot after) {}
+
+  private static Step measure(
       Connection c,
       String migration,
       ScriptStatements.Piece piece,
       String sql,
-      Collection<String> otherSchemas)
+      Collection<String> otherSchemas,
+      CatalogSnapshot before)
       throws SQLException {
     c.setAutoCommit(false);
     boolean transactional = true;
     Map<Long, String> locks = new HashMap<>();
-    CatalogSnapshot before;
+    Map<Long, Long> scansBefore;
     CatalogSnapshot after;
     try {
-      before = CatalogSnapshot.read(c, otherSchemas);
+      // The objects are as the previous statement left them; only the scan counts must be read
+      // in this statement's own transaction.
+      scansBefore = CatalogSnapshot.scans(c, otherSchemas);
       try (Statement s = c.createStatement()) {
         s.execute(sql);
       } catch (SQLException e) {
@@ -189,22 +199,24 @@ public final class StatementRunner {
             && now.filenode() != was.filenode()) {
           rewrites.add(now);
         }
-        if (transactional && now.scans() > was.scans()) {
+        if (transactional && now.scans() > scansBefore.getOrDefault(was.oid(), now.scans())) {
           scans.add(now);
         }
       }
     }
-    return new Measured(
-        migration,
-        piece.line(),
-        piece.sql(),
-        transactional,
-        locks,
-        rewrites,
-        scans,
-        renames,
-        drops,
-        tables);
+    return new Step(
+        new Measured(
+            migration,
+            piece.line(),
+            piece.sql(),
+            transactional,
+            locks,
+            rewrites,
+            scans,
+            renames,
+            drops,
+            tables),
+        after);
   }
 
   private static ReviewedStatement reviewed(
