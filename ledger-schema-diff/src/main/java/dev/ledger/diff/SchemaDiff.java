@@ -9,10 +9,10 @@ import java.util.Map;
  * Compares two Flyway migration sets by the schemas they make: each is applied to a scratch schema
  * of a real PostgreSQL, the two catalogs are read back and compared, and the SQL that brings the
  * base to the head is checked before any verdict is printed: the base is applied to a third scratch
- * schema, the SQL run there, and the result compared with the head ({@link Verification}). When
- * the head only appends migrations to the base's, its new statements are also run one at a time on
- * top of the base and measured ({@link dev.ledger.diff.review.Review}: locks, rewrites, scans,
- * renames matched by OID), and a rename is a rename in the diff.
+ * schema, the SQL run there, and the result compared with the head ({@link Verification}). When the
+ * head only appends migrations to the base's, its new statements are also run one at a time on top
+ * of the base and measured ({@link dev.ledger.diff.review.Review}: locks, rewrites, scans, renames
+ * matched by OID), and a rename is a rename in the diff.
  *
  * <p>The entry point of {@code ledger-schema-diff}, a library that knows nothing of the ledger
  * ({@code ledger-app schema-diff} is its command line):
