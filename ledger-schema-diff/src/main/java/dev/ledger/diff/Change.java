@@ -114,12 +114,17 @@ public record Change(
     /** Only the base has it. */
     DROPPED,
     /** Both have it, defined differently. */
-    CHANGED;
+    CHANGED,
+    /**
+     * Both have it under another name: renamed in place by the pull request's migration (matched by
+     * OID when its statements were measured), no data lost.
+     */
+    RENAMED;
 
     /**
      * The name used in reports.
      *
-     * @return {@code added}, {@code dropped} or {@code changed}
+     * @return {@code added}, {@code dropped}, {@code changed} or {@code renamed}
      */
     public String label() {
       return name().toLowerCase(Locale.ROOT);

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.ledger.diff.review.Review;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.IdentityHashMap;
@@ -25,6 +26,8 @@ import java.util.Set;
  * @param online whether the SQL is the online plan ({@code --online})
  * @param findings the advice on the head's new columns and migrations ({@link Finding}), never
  *     failing the diff; empty when there is none
+ * @param review the review of the pull request's own statements ({@link Review}), never failing the
+ *     diff either
  */
 public record DiffReport(
     String base,
@@ -33,11 +36,34 @@ public record DiffReport(
     FailOn failOn,
     Verification verification,
     boolean online,
-    List<Finding> findings) {
+    List<Finding> findings,
+    Review review) {
 
   /** Copies the findings. */
   public DiffReport {
     findings = List.copyOf(findings);
+  }
+
+  /**
+   * A report without a review of the pull request's statements ({@link Review#none()}).
+   *
+   * @param base how the base set was named
+   * @param head how the head set was named
+   * @param diff the differences
+   * @param failOn the rule that decides whether the diff fails
+   * @param verification what checking the SQL found
+   * @param online whether the SQL is the online plan
+   * @param findings the advice
+   */
+  public DiffReport(
+      String base,
+      String head,
+      CatalogDiff diff,
+      FailOn failOn,
+      Verification verification,
+      boolean online,
+      List<Finding> findings) {
+    this(base, head, diff, failOn, verification, online, findings, Review.none());
   }
 
   /** Every printed script's first statement: one that cannot get its lock fails instead. */
@@ -74,6 +100,7 @@ public record DiffReport(
         + summary
         + (diff.isEmpty() ? "" : "; " + verification.sentence())
         + (failed() ? "; fails --fail-on " + failOn.label() : "")
+        + (review.verdictClause() == null ? "" : "; " + review.verdictClause())
         + ".";
   }
 
@@ -109,7 +136,7 @@ public record DiffReport(
     }
     md.append("Base ").append(code(base)).append(" → head ").append(code(head)).append(".\n");
     if (diff.isEmpty()) {
-      return md.toString();
+      return md.append(ReviewReport.markdown(review)).toString();
     }
     md.append(CLASSES).append('\n');
     for (Map.Entry<String, List<Change>> group : groups().entrySet()) {
@@ -136,6 +163,7 @@ public record DiffReport(
             .append(" |\n");
       }
     }
+    md.append(ReviewReport.markdown(review));
     if (!findings.isEmpty()) {
       md.append("\n### Advice (does not fail the diff)\n\n");
       md.append("| rule | finding | instead |\n| --- | --- | --- |\n");
@@ -177,7 +205,9 @@ public record DiffReport(
    * failed}, {@code counts} per class, {@code changes} (each with {@code table}, {@code kind},
    * {@code name}, {@code action}, {@code before}, {@code after}, {@code class}, {@code reason},
    * {@code hint}, {@code sql}), the whole {@code sql} script and the {@code findings} (each with
-   * {@code rule}, {@code severity}, {@code message}, {@code alternative}).
+   * {@code rule}, {@code severity}, {@code message}, {@code alternative}): the advice, then the
+   * review's; and the review of the pull request's statements: {@code review} ({@code status},
+   * {@code message}) and {@code statements} ({@link ReviewReport#json}).
    *
    * @return JSON on one line, ending with a line break
    */
@@ -222,8 +252,11 @@ public record DiffReport(
     }
     ArrayNode sql = root.putArray("sql");
     diff.script().forEach(sql::add);
+    ReviewReport.json(review, root);
     ArrayNode advice = root.putArray("findings");
-    for (Finding f : findings) {
+    List<Finding> all = new ArrayList<>(findings);
+    all.addAll(review.allFindings());
+    for (Finding f : all) {
       ObjectNode node = advice.addObject();
       node.put("rule", f.rule());
       node.put("severity", f.severity());

@@ -9,7 +9,10 @@ import java.util.Map;
  * Compares two Flyway migration sets by the schemas they make: each is applied to a scratch schema
  * of a real PostgreSQL, the two catalogs are read back and compared, and the SQL that brings the
  * base to the head is checked before any verdict is printed: the base is applied to a third scratch
- * schema, the SQL run there, and the result compared with the head ({@link Verification}).
+ * schema, the SQL run there, and the result compared with the head ({@link Verification}). When the
+ * head only appends migrations to the base's, its new statements are also run one at a time on top
+ * of the base and measured ({@link dev.ledger.diff.review.Review}: locks, rewrites, scans, renames
+ * matched by OID), and a rename is a rename in the diff.
  *
  * <p>The entry point of {@code ledger-schema-diff}, a library that knows nothing of the ledger
  * ({@code ledger-app schema-diff} is its command line):
@@ -90,6 +93,19 @@ public final class SchemaDiff {
    *     database cannot be used
    */
   public static DiffReport run(Request request) {
+    return run(request, true);
+  }
+
+  /**
+   * Like {@link #run(Request)}, with or without the review of the pull request's own statements
+   * (without it for measuring what it costs: {@code ReviewCostTest}).
+   *
+   * @param request what to compare, not null
+   * @param reviewStatements whether to measure the head's new statements one by one
+   * @return the report
+   * @throws SchemaDiffException as {@link #run(Request)}
+   */
+  static DiffReport run(Request request, boolean reviewStatements) {
     try (MigrationSource base = MigrationSource.open("--base", request.base());
         MigrationSource head = MigrationSource.open("--head", request.head());
         ScratchPostgres pg =
@@ -99,7 +115,11 @@ public final class SchemaDiff {
       SchemaCatalog before = pg.apply(base, "base", request.forBase()).catalog();
       ScratchPostgres.Checked headSet = pg.applyWithFingerprint(head, "head", request.forHead());
       SchemaCatalog after = headSet.applied().catalog();
-      CatalogDiff diff = CatalogDiff.between(before, after, request.online());
+      PullRequestReview.Outcome review =
+          reviewStatements
+              ? PullRequestReview.run(pg, base, head, request.forBase(), request.forHead())
+              : new PullRequestReview.Outcome(dev.ledger.diff.review.Review.none(), null);
+      CatalogDiff diff = review.diff(before, after, request.online());
       Verification verification =
           verify(pg, base, request.forBase(), diff, after, headSet.fingerprint());
       return new DiffReport(
@@ -109,7 +129,8 @@ public final class SchemaDiff {
           request.failOn(),
           verification,
           request.online(),
-          Advice.of(diff, after, MigrationStatements.added(base.directory(), head.directory())));
+          Advice.of(diff, after, MigrationStatements.added(base.directory(), head.directory())),
+          review.review());
     }
   }
 

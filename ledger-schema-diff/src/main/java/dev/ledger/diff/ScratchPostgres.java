@@ -199,6 +199,66 @@ public final class ScratchPostgres implements AutoCloseable {
     return applyThen(source, "check", placeholders, script, true);
   }
 
+  /**
+   * Work done on a scratch schema that holds a migration set, before it is dropped.
+   *
+   * @param <T> what the work returns
+   */
+  @FunctionalInterface
+  interface SchemaWork<T> {
+    /**
+     * Does the work.
+     *
+     * @param c a connection; its session may be changed (it is reset before its next use)
+     * @param schema the scratch schema
+     * @param before the schemas that existed before the set ran
+     * @return the result
+     * @throws SQLException when the database fails
+     */
+    T use(Connection c, String schema, Set<String> before) throws SQLException;
+  }
+
+  /**
+   * Applies a migration set to a new scratch schema, hands it to some work, and drops the scratch
+   * schema and every schema created since (by the set or the work).
+   *
+   * @param <T> what the work returns
+   * @param source the scripts, not null
+   * @param role what the set is, lowercase letters
+   * @param placeholders Flyway placeholders
+   * @param work what to do with it
+   * @return what the work returned
+   * @throws SchemaDiffException when a migration fails, or the database does
+   */
+  <T> T applyAndUse(
+      MigrationSource source, String role, Map<String, String> placeholders, SchemaWork<T> work) {
+    if (!ROLE.matcher(role).matches()) {
+      throw new IllegalArgumentException("role: lowercase letters only, got " + role);
+    }
+    String schema = "ledger_diff_" + role + "_" + HexFormat.of().formatHex(randomBytes());
+    Set<String> before;
+    try {
+      before = schemaNames();
+    } catch (SQLException e) {
+      throw databaseError(role, e);
+    }
+    SchemaDiffException failure = null;
+    try {
+      flyway(source, schema, placeholders).load().migrate();
+      try (Connection c = dataSource.getConnection()) {
+        return work.use(c, schema, Set.copyOf(before));
+      }
+    } catch (FlywayException e) {
+      failure = MigrationErrors.describe(role, source, e, this::redact);
+      throw failure;
+    } catch (SQLException e) {
+      failure = databaseError(role, e);
+      throw failure;
+    } finally {
+      dropSchemasCreatedSince(before, role, failure);
+    }
+  }
+
   private Checked applyThen(
       MigrationSource source,
       String role,

@@ -12,6 +12,8 @@
  * {@code Plan}) into {@link dev.ledger.diff.Change}s, each with its {@link dev.ledger.diff.Risk};
  * {@code SchemaDiff} checks the script ({@link dev.ledger.diff.Verification}); {@link
  * dev.ledger.diff.DiffReport} renders markdown, SQL or JSON. {@link dev.ledger.diff.SchemaSnapshot}
- * renders a set's canonical DDL (the build's {@code migrations/schema.sql} check).
+ * renders a set's canonical DDL (the build's {@code migrations/schema.sql} check). {@code
+ * PullRequestReview} runs the pull request's own new statements one at a time and measures them
+ * ({@link dev.ledger.diff.review}); the renames it measures become renames in the diff.
  */
 package dev.ledger.diff;

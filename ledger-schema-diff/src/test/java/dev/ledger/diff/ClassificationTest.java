@@ -111,7 +111,23 @@ class ClassificationTest {
             ALTER TABLE accounts ADD COLUMN note text;
             ```
             """
-                .formatted(base, head));
+                .formatted(base, head)
+                .replace(
+                    "\n### SQL from base to head",
+                    """
+
+                    ### The pull request's statements, measured
+
+                    The head appends 1 migration to the base's; its statement was run one at a\
+                     time on top of the base and measured. Each ran in a transaction of its own;\
+                     locks as `pg_locks` names them, on relations that existed before it.
+
+                    | statement | locks | rewrites | scans | renames | findings |
+                    | --- | --- | --- | --- | --- | --- |
+                    | `V2__change.sql` line 1: `ALTER TABLE accounts ADD COLUMN note text` |\
+                     `accounts` AccessExclusiveLock |  |  |  |  |
+
+                    ### SQL from base to head"""));
   }
 
   @Test
@@ -262,8 +278,17 @@ class ClassificationTest {
   }
 
   @Test
-  void renamed_column_is_a_destructive_drop_plus_an_add_with_a_hint() throws IOException {
-    DiffReport result = diff("ALTER TABLE accounts RENAME COLUMN nickname TO display_name;");
+  void renamed_column_is_a_rename_when_measured_and_a_drop_plus_add_with_a_hint_when_not()
+      throws IOException {
+    DiffReport measured = diff("ALTER TABLE accounts RENAME COLUMN nickname TO display_name;");
+    assertThat(Diffs.changeLines(measured))
+        .containsExactly("accounts column display_name renamed safe");
+    // without the review of the migration's statements (or when the head rewrites the history)
+    DiffReport result =
+        SchemaDiff.run(
+            Diffs.request(
+                temp.resolve("base"), temp.resolve("head"), PG.jdbcUrl(), FailOn.NEVER, false),
+            false);
     assertThat(Diffs.changeLines(result))
         .containsExactly(
             "accounts column display_name added safe",
@@ -287,7 +312,8 @@ class ClassificationTest {
     assertThat(result.markdown())
         .startsWith(
             "**Schema diff: 1 change (1 destructive); checked: the base plus this SQL gives"
-                + " exactly the head; fails --fail-on destructive.**\n");
+                + " exactly the head; fails --fail-on destructive; the pull request's 1 statement"
+                + " measured: 1 warning.**\n");
   }
 
   @Test

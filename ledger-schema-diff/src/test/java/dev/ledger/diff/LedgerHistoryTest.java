@@ -123,7 +123,7 @@ class LedgerHistoryTest {
     assertThat(Diffs.json(result).get("verdict").asText())
         .isEqualTo(
             "Schema diff: 60 changes (5 locking, 55 safe); checked: the base plus this SQL gives"
-                + " exactly the head.");
+                + " exactly the head; the pull request's 38 statements measured: 5 warnings.");
   }
 
   @Test
