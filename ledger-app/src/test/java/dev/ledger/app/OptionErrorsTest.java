@@ -39,190 +39,51 @@ class OptionErrorsTest {
 
   @Test
   void every_invalid_value_names_the_option_in_text_and_json() throws Exception {
+    String[] limit = {"domain", "limit", "known"};
+    String[] add = {"schedule", "add", "n", "--domain", "known", "--title", "t"};
+    String[] feed = {"feed", "--domain", "known", "--consumer", "c"};
+    String[] work = {"work", "--domain", "known", "--command", "true"};
+    String[] claim = {"task", "claim", "--domain", "known", "--holder", "w"};
     List<Case> cases =
         List.of(
-            new Case(
-                "--concurrency: must be 1 to 1000000, was 0",
-                "domain",
-                "limit",
-                "known",
-                "--concurrency",
-                "0"),
-            new Case(
-                "--rate: must be 100ms to 24h, was 10ms",
-                "domain",
-                "limit",
-                "known",
-                "--rate",
-                "10/10ms"),
-            new Case(
-                "--rate: must be 1 to 1000000, was 0",
-                "domain",
-                "limit",
-                "known",
-                "--rate",
-                "0/1s"),
-            new Case(
-                "--rate: N must be a whole number, was ten/1s",
-                "domain",
-                "limit",
-                "known",
-                "--rate",
-                "ten/1s"),
-            new Case("--concurrency/--rate: give --concurrency N", "domain", "limit", "known"),
-            new Case(
-                "--clear: clears both limits",
-                "domain",
-                "limit",
-                "known",
-                "--clear",
-                "--concurrency",
-                "2"),
-            new Case(
-                "--every: must be a whole number of seconds",
-                "schedule",
-                "add",
-                "n",
-                "--domain",
-                "known",
-                "--title",
-                "t",
-                "--every",
-                "1500ms"),
-            new Case(
-                "--cron: does not parse",
-                "schedule",
-                "add",
-                "n",
-                "--domain",
-                "known",
-                "--title",
-                "t",
-                "--cron",
-                "61 * * * *"),
-            new Case(
-                "--catch-up: must be 1",
-                "schedule",
-                "add",
-                "n",
-                "--domain",
-                "known",
-                "--title",
-                "t",
-                "--every",
-                "1m",
-                "--catch-up",
-                "0"),
-            new Case(
-                "--cron/--every: give --cron or --every",
-                "schedule",
-                "add",
-                "n",
-                "--domain",
-                "known",
-                "--title",
-                "t"),
-            new Case(
+            c("--concurrency: must be 1 to 1000000, was 0", limit, "--concurrency", "0"),
+            c("--rate: must be 100ms to 24h, was 10ms", limit, "--rate", "10/10ms"),
+            c("--rate: must be 1 to 1000000, was 0", limit, "--rate", "0/1s"),
+            c("--rate: N must be a whole number, was ten/1s", limit, "--rate", "ten/1s"),
+            c("--concurrency/--rate: give --concurrency N", limit),
+            c("--clear: clears both limits", limit, "--clear", "--concurrency", "2"),
+            c("--every: must be a whole number of seconds", add, "--every", "1500ms"),
+            c("--cron: does not parse", add, "--cron", "61 * * * *"),
+            c("--catch-up: must be 1", add, "--every", "1m", "--catch-up", "0"),
+            c("--cron/--every: give --cron or --every", add),
+            c(
                 "NAME: must be letters",
-                "schedule",
-                "add",
-                "a b",
-                "--domain",
-                "known",
+                new String[] {"schedule", "add", "a b", "--domain", "known"},
                 "--title",
                 "t",
                 "--every",
                 "1m"),
-            new Case(
+            c(
                 "--keep: must be a whole number of seconds",
-                "retention",
-                "set",
-                "--domain",
-                "known",
+                new String[] {"retention", "set", "--domain", "known"},
                 "--keep",
                 "1500ms"),
-            new Case(
-                "--batch: must be 1 to 10000",
-                "feed",
-                "--domain",
-                "known",
-                "--consumer",
-                "c",
-                "--batch",
-                "0"),
-            new Case(
-                "--lease: must be 1s to 1h",
-                "feed",
-                "--domain",
-                "known",
-                "--consumer",
-                "c",
-                "--lease",
-                "100ms"),
-            new Case(
-                "--poll: must be 10ms to 1h",
-                "feed",
-                "--domain",
-                "known",
-                "--consumer",
-                "c",
-                "--follow",
-                "--poll",
-                "1ms"),
-            new Case(
-                "--poll: only with --follow",
-                "feed",
-                "--domain",
-                "known",
-                "--consumer",
-                "c",
-                "--poll",
-                "1ms"),
-            new Case(
-                "--lease: must be at least 300ms, was 100ms",
-                "work",
-                "--domain",
-                "known",
-                "--command",
-                "true",
-                "--lease",
-                "100ms"),
-            new Case(
-                "--backoff: must be more than zero",
-                "work",
-                "--domain",
-                "known",
-                "--command",
-                "true",
-                "--backoff",
-                "0s"),
-            new Case(
-                "--max-attempts: must be 1 to 1000, was 0",
-                "work",
-                "--domain",
-                "known",
-                "--command",
-                "true",
-                "--max-attempts",
-                "0"),
-            new Case(
-                "--title: must not be empty", "task", "file", "--domain", "known", "--title", ""),
-            new Case(
-                "--lease: must be longer than zero",
-                "task",
-                "claim",
-                "--domain",
-                "known",
-                "--holder",
-                "w",
-                "--lease",
-                "0s"),
-            new Case(
+            c("--batch: must be 1 to 10000", feed, "--batch", "0"),
+            c("--lease: must be 1s to 1h", feed, "--lease", "100ms"),
+            c("--poll: must be 10ms to 1h", feed, "--follow", "--poll", "1ms"),
+            c("--poll: only with --follow", feed, "--poll", "1ms"),
+            c("--lease: must be at least 300ms, was 100ms", work, "--lease", "100ms"),
+            c("--backoff: must be more than zero", work, "--backoff", "0s"),
+            c("--max-attempts: must be 1 to 1000, was 0", work, "--max-attempts", "0"),
+            c(
+                "--title: must not be empty",
+                new String[] {"task", "file", "--domain", "known"},
+                "--title",
+                ""),
+            c("--lease: must be longer than zero", claim, "--lease", "0s"),
+            c(
                 "--extend: must be longer than zero",
-                "task",
-                "heartbeat",
-                "--lease",
-                token,
+                new String[] {"task", "heartbeat", "--lease", token},
                 "--extend",
                 "0s"));
     SoftAssertions soft = new SoftAssertions();
@@ -239,6 +100,12 @@ class OptionErrorsTest {
       soft.assertThat(doc.get("error").asText()).as(line + " --json").startsWith(c.error());
     }
     soft.assertAll();
+  }
+
+  private static Case c(String error, String[] base, String... more) {
+    List<String> all = new ArrayList<>(List.of(base));
+    all.addAll(List.of(more));
+    return new Case(error, all.toArray(String[]::new));
   }
 
   private static Cli.Result run(String[] args, boolean json) {
