@@ -144,7 +144,7 @@ public final class FeedCommand extends BaseCommand {
               "consumer '"
                   + consumer
                   + "' is being read by another reader (its lease did not expire within "
-                  + lease
+                  + Durations.format(lease)
                   + "); run with --follow to wait for it");
         }
         Thread.sleep(200);

@@ -188,20 +188,17 @@ public final class ScheduleCommands {
 
     @Override
     protected int run(Ledger ledger, PrintWriter out) {
-      Timing timing = timing();
+      ScheduleSpec wanted =
+          ScheduleSpec.builder(name, domain, timing(), title)
+              .body(body)
+              .priority(priority)
+              .requirements(requires)
+              .label(label)
+              .maxAttempts(maxAttempts)
+              .catchUp(catchUp)
+              .build();
       requireDomains(ledger, List.of(domain), "--domain", create);
-      Schedule s =
-          ledger
-              .schedules()
-              .add(
-                  ScheduleSpec.builder(name, domain, timing, title)
-                      .body(body)
-                      .priority(priority)
-                      .requirements(requires)
-                      .label(label)
-                      .maxAttempts(maxAttempts)
-                      .catchUp(catchUp)
-                      .build());
+      Schedule s = ledger.schedules().add(wanted);
       return print(out, json(s), line("added", s));
     }
 
