@@ -77,9 +77,10 @@ public final class Durations implements ITypeConverter<Duration> {
       return "0s";
     }
     StringBuilder b = new StringBuilder();
-    long days = d.toDays();
-    append(b, days, "d");
-    append(b, d.toHoursPart(), "h");
+    if (d.toDays() >= 2 && d.equals(Duration.ofDays(d.toDays()))) {
+      return d.toDays() + "d";
+    }
+    append(b, d.toHours(), "h");
     append(b, d.toMinutesPart(), "m");
     append(b, d.toSecondsPart(), "s");
     append(b, d.toMillisPart(), "ms");

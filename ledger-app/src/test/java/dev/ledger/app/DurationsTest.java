@@ -14,10 +14,12 @@ class DurationsTest {
     assertThat(Durations.format(Duration.ofMinutes(90))).isEqualTo("1h30m");
     assertThat(Durations.format(Duration.ofMillis(100))).isEqualTo("100ms");
     assertThat(Durations.format(Duration.ofMillis(1500))).isEqualTo("1s500ms");
-    assertThat(Durations.format(Duration.ofSeconds(604_800 + 61))).isEqualTo("7d1m1s");
+    assertThat(Durations.format(Duration.ofHours(24))).isEqualTo("24h");
+    assertThat(Durations.format(Duration.ofHours(36))).isEqualTo("36h");
+    assertThat(Durations.format(Duration.ofSeconds(604_800 + 61))).isEqualTo("168h1m1s");
     assertThat(Durations.format(Duration.ZERO)).isEqualTo("0s");
     assertThat(Durations.format(Duration.ofNanos(100))).isEqualTo("PT0.0000001S");
-    for (String s : new String[] {"7d", "2h", "5m", "30s", "500ms"}) {
+    for (String s : new String[] {"7d", "2h", "36h", "5m", "30s", "500ms"}) {
       assertThat(Durations.format(Durations.parse(s))).isEqualTo(s);
     }
   }
