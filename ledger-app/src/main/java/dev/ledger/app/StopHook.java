@@ -10,7 +10,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * hand; the JVM then exits with its status for the signal (143 for SIGTERM).
  *
  * <pre>{@code
- * StopHook.untilStopped("ledger-work-shutdown", () -> pool.close());  // blocks until SIGTERM
+ * StopHook.untilStopped("ledger-work-shutdown", () -> {}, pool::close);  // until SIGTERM
  *
  * try (StopHook stop = StopHook.install("ledger-feed-shutdown", lease)) {
  *   while (!stop.requested()) { ... one batch ... }
@@ -53,14 +53,17 @@ public final class StopHook implements AutoCloseable {
   }
 
   /**
-   * Blocks until SIGTERM (or Ctrl-C): the hook then runs {@code stop}, which finishes what is in
-   * hand (closing a pool, a runner), and the JVM exits with the signal's status.
+   * Installs the hook, runs {@code start}, and blocks until SIGTERM (or Ctrl-C): the hook then runs
+   * {@code stop}, which finishes what is in hand (closing a pool, a runner), and the JVM exits with
+   * the signal's status.
    *
    * @param name the hook thread's name
+   * @param start what to run once the hook is installed (start a runner, print a line)
    * @param stop what the hook runs, on the hook's thread
    * @throws InterruptedException when this thread is interrupted while it waits
    */
-  public static void untilStopped(String name, Runnable stop) throws InterruptedException {
+  public static void untilStopped(String name, Runnable start, Runnable stop)
+      throws InterruptedException {
     CountDownLatch stopped = new CountDownLatch(1);
     Runtime.getRuntime()
         .addShutdownHook(
@@ -73,6 +76,7 @@ public final class StopHook implements AutoCloseable {
                   }
                 },
                 name));
+    start.run();
     stopped.await();
   }
 

@@ -170,8 +170,7 @@ public final class FeedCommand extends BaseCommand {
             .pollInterval(poll)
             .stopTimeout(lease)
             .build();
-    runner.start();
-    StopHook.untilStopped("ledger-feed-shutdown", runner::close);
+    StopHook.untilStopped("ledger-feed-shutdown", runner::start, runner::close);
     return ExitCodes.OK;
   }
 

@@ -134,28 +134,32 @@ public final class WorkCommand extends BaseCommand {
       WorkerPool.Builder b = configure(WorkerPool.builder(db.ledger()), db, retry);
       requireDomains(db.ledger(), List.of(domain), "--domain", false);
       WorkerPool pool = b.start();
-      if (json) {
-        print(
-            out,
-            Output.object()
-                .put("event", "started")
-                .put("domain", domain)
-                .put("holder", pool.holder())
-                .put("concurrency", concurrency));
-      } else {
-        synchronized (out) {
-          out.println(
-              "working on " + domain + " as " + pool.holder() + " (" + concurrency + " at once)");
-          out.flush();
-        }
-      }
       StopHook.untilStopped(
           "ledger-work-shutdown",
+          () -> started(out, pool.holder()),
           () -> {
             pool.close();
             stopped(out, pool.holder());
           });
       return ExitCodes.OK;
+    }
+  }
+
+  /** The first line, once the pool runs. */
+  private void started(PrintWriter out, String holderName) {
+    if (json) {
+      print(
+          out,
+          Output.object()
+              .put("event", "started")
+              .put("domain", domain)
+              .put("holder", holderName)
+              .put("concurrency", concurrency));
+      return;
+    }
+    synchronized (out) {
+      out.println("working on " + domain + " as " + holderName + " (" + concurrency + " at once)");
+      out.flush();
     }
   }
 
