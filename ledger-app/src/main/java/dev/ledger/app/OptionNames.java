@@ -20,55 +20,60 @@ import picocli.CommandLine.ParameterException;
  */
 public final class OptionNames {
 
-  /** Library field to the candidate names, first match on the command wins. */
+  /**
+   * Library field to the names that may set it, the first the command has wins: a field, then its
+   * options and positional labels, one field a line.
+   */
   private static final Map<String, List<String>> FIELDS =
-      Map.ofEntries(
-          Map.entry("domain", List.of("--domain", "DOMAIN")),
-          Map.entry("domains", List.of("--domain")),
-          Map.entry("title", List.of("--title")),
-          Map.entry("body", List.of("--body")),
-          Map.entry("created_by", List.of("--created-by")),
-          Map.entry("max_attempts", List.of("--max-attempts")),
-          Map.entry("maxAttempts", List.of("--max-attempts")),
-          Map.entry("upstream_event", List.of("--upstream-event")),
-          Map.entry("origin", List.of("--origin")),
-          Map.entry("depends_on", List.of("--depends-on")),
-          Map.entry("not_before", List.of("--not-before")),
-          Map.entry("superseded_by", List.of("--superseded-by")),
-          Map.entry("why", List.of("--why")),
-          Map.entry("entry", List.of("--entry")),
-          Map.entry("tier", List.of("--tier")),
-          Map.entry("digest", List.of("--digest")),
-          Map.entry("new_digest", List.of("--new-digest")),
-          Map.entry("id", List.of("ID")),
-          Map.entry("name", List.of("NAME")),
-          Map.entry("cron", List.of("--cron")),
-          Map.entry("zone", List.of("--zone")),
-          Map.entry("interval", List.of("--every")),
-          Map.entry("catch_up", List.of("--catch-up")),
-          Map.entry("retention", List.of("--keep")),
-          Map.entry("batch", List.of("--batch")),
-          Map.entry("batchSize", List.of("--batch")),
-          Map.entry("lease", List.of("--lease")),
-          Map.entry("extend", List.of("--extend")),
-          Map.entry("requirements", List.of("--requires")),
-          Map.entry("handoff", List.of("--handoff", "--text")),
-          Map.entry("reason", List.of("--reason")),
-          Map.entry("to", List.of("--to")),
-          Map.entry("pollInterval", List.of("--poll")),
-          Map.entry("poll_interval", List.of("--poll")),
-          Map.entry("stopTimeout", List.of("--lease")),
-          Map.entry("shutdown_timeout", List.of("--shutdown-timeout")),
-          Map.entry("initial", List.of("--backoff")),
-          Map.entry("concurrency", List.of("--concurrency")),
-          Map.entry("maxClaimed", List.of("--concurrency")),
-          Map.entry("rateClaims", List.of("--rate")),
-          Map.entry("ratePeriod", List.of("--rate")),
-          Map.entry("clear", List.of("--clear")),
-          Map.entry("holder", List.of("--holder")),
-          Map.entry("consumer", List.of("--consumer")),
-          Map.entry("manifest", List.of("--can")),
-          Map.entry("handling", List.of("--handling")));
+      table(
+          """
+          domain            --domain DOMAIN
+          domains           --domain
+          title             --title
+          body              --body
+          created_by        --created-by
+          max_attempts      --max-attempts
+          maxAttempts       --max-attempts
+          upstream_event    --upstream-event
+          origin            --origin
+          depends_on        --depends-on
+          not_before        --not-before
+          superseded_by     --superseded-by
+          why               --why
+          entry             --entry
+          tier              --tier
+          digest            --digest
+          new_digest        --new-digest
+          id                ID
+          name              NAME
+          cron              --cron
+          zone              --zone
+          interval          --every
+          catch_up          --catch-up
+          retention         --keep
+          batch             --batch
+          batchSize         --batch
+          lease             --lease
+          extend            --extend
+          requirements      --requires
+          handoff           --handoff --text
+          reason            --reason
+          to                --to
+          pollInterval      --poll
+          poll_interval     --poll
+          stopTimeout       --lease
+          shutdown_timeout  --shutdown-timeout
+          initial           --backoff
+          concurrency       --concurrency
+          maxClaimed        --concurrency
+          rateClaims        --rate
+          ratePeriod        --rate
+          clear             --clear
+          holder            --holder
+          consumer          --consumer
+          manifest          --can
+          handling          --handling
+          """);
 
   /** {@code PT0.1S}, {@code PT24H}, {@code PT1H30M}: how {@link Duration#toString()} writes. */
   private static final Pattern ISO =
@@ -150,6 +155,19 @@ public final class OptionNames {
     }
     m.appendTail(b);
     return SPACED.matcher(b).replaceAll("$1$2");
+  }
+
+  private static Map<String, List<String>> table(String text) {
+    Map<String, List<String>> m = new java.util.HashMap<>();
+    text.lines()
+        .map(String::strip)
+        .filter(l -> !l.isEmpty())
+        .forEach(
+            l -> {
+              List<String> words = List.of(l.split("\\s+"));
+              m.put(words.get(0), words.subList(1, words.size()));
+            });
+    return Map.copyOf(m);
   }
 
   private static boolean has(CommandSpec spec, String name) {

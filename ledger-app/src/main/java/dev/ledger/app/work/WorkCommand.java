@@ -147,48 +147,47 @@ public final class WorkCommand extends BaseCommand {
 
   /** The first line, once the pool runs. */
   private void started(PrintWriter out, String holderName) {
-    if (json) {
-      print(
-          out,
-          Output.object()
-              .put("event", "started")
-              .put("domain", domain)
-              .put("holder", holderName)
-              .put("concurrency", concurrency));
-      return;
-    }
-    synchronized (out) {
-      out.println("working on " + domain + " as " + holderName + " (" + concurrency + " at once)");
-      out.flush();
-    }
+    report(
+        out,
+        Output.object()
+            .put("event", "started")
+            .put("domain", domain)
+            .put("holder", holderName)
+            .put("concurrency", concurrency),
+        "working on " + domain + " as " + holderName + " (" + concurrency + " at once)");
   }
 
   /** The last line, after the pool closed: what it did while it ran. */
   private void stopped(PrintWriter out, String holderName) {
+    report(
+        out,
+        Output.object()
+            .put("event", "stopped")
+            .put("domain", domain)
+            .put("holder", holderName)
+            .put("completed", counts.completed.get())
+            .put("retried", counts.retried.get())
+            .put("dead", counts.dead.get())
+            .put("lost", counts.lost.get()),
+        "stopped: "
+            + counts.completed.get()
+            + " completed, "
+            + counts.retried.get()
+            + " failed and retried, "
+            + counts.dead.get()
+            + " dead letter(s), "
+            + counts.lost.get()
+            + " lease(s) lost");
+  }
+
+  /** One line, JSON or text, whole: the pool's threads print too. */
+  private void report(PrintWriter out, ObjectNode line, String text) {
     if (json) {
-      print(
-          out,
-          Output.object()
-              .put("event", "stopped")
-              .put("domain", domain)
-              .put("holder", holderName)
-              .put("completed", counts.completed.get())
-              .put("retried", counts.retried.get())
-              .put("dead", counts.dead.get())
-              .put("lost", counts.lost.get()));
+      print(out, line);
       return;
     }
     synchronized (out) {
-      out.println(
-          "stopped: "
-              + counts.completed.get()
-              + " completed, "
-              + counts.retried.get()
-              + " failed and retried, "
-              + counts.dead.get()
-              + " dead letter(s), "
-              + counts.lost.get()
-              + " lease(s) lost");
+      out.println(text);
       out.flush();
     }
   }
