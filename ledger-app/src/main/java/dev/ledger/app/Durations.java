@@ -61,6 +61,38 @@ public final class Durations implements ITypeConverter<Duration> {
     return d;
   }
 
+  /**
+   * Writes a duration as operators write it, largest unit first: {@code 7d}, {@code 1h30m}, {@code
+   * 100ms}, {@code 1s500ms}; {@code 0s} for zero. Parts below a millisecond, and negative
+   * durations, are written in ISO-8601 ({@code PT0.0000001S}).
+   *
+   * @param d the duration, not null
+   * @return the text, which {@link #parse} reads back for each single-unit form
+   */
+  public static String format(Duration d) {
+    if (d.isNegative() || d.getNano() % 1_000_000 != 0) {
+      return d.toString();
+    }
+    if (d.isZero()) {
+      return "0s";
+    }
+    StringBuilder b = new StringBuilder();
+    if (d.toDays() >= 2 && d.equals(Duration.ofDays(d.toDays()))) {
+      return d.toDays() + "d";
+    }
+    append(b, d.toHours(), "h");
+    append(b, d.toMinutesPart(), "m");
+    append(b, d.toSecondsPart(), "s");
+    append(b, d.toMillisPart(), "ms");
+    return b.toString();
+  }
+
+  private static void append(StringBuilder b, long n, String unit) {
+    if (n != 0) {
+      b.append(n).append(unit);
+    }
+  }
+
   private static TypeConversionException notADuration(String value) {
     return new TypeConversionException(
         "'" + value + "' is not a duration; use e.g. 500ms, 30s, 5m, 2h, 1d or PT5M");

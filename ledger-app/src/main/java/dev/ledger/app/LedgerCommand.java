@@ -2,18 +2,15 @@ package dev.ledger.app;
 
 import dev.ledger.Ledger;
 import java.io.PrintWriter;
-import java.util.concurrent.Callable;
 import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /**
  * The base of the commands that work on a ledger: opens the database chosen by {@link
  * DatabaseOptions} (or the fleet tenant chosen by {@link TenantOptions}), opens the {@link Ledger},
- * runs, and closes both.
+ * runs, and closes both. What every command shares ({@code --json}, {@code --verbose}, errors
+ * naming the option, unknown domains) is {@link BaseCommand}'s.
  */
-public abstract class LedgerCommand implements Callable<Integer> {
+public abstract class LedgerCommand extends BaseCommand {
 
   /** The database to work on. */
   @Mixin protected DatabaseOptions database;
@@ -21,23 +18,14 @@ public abstract class LedgerCommand implements Callable<Integer> {
   /** Or a tenant of a fleet, by id: {@code --control URL --tenant ID}. */
   @Mixin protected TenantOptions tenant;
 
-  /** Print one JSON document instead of text. */
-  @Option(names = "--json", description = "Print one JSON document instead of text.")
-  protected boolean json;
-
-  /** Show the stack trace of an error (read by {@link Main}'s error handler). */
-  @Option(names = "--verbose", description = "Show the stack trace of an error.")
-  protected boolean verbose;
-
-  /** The command's picocli spec, for its output streams. */
-  @Spec protected CommandSpec spec;
+  /** For picocli and subclasses. */
+  protected LedgerCommand() {}
 
   @Override
-  public final Integer call() {
+  protected final int execute() {
     if (tenant.given()) {
       if (database.url != null) {
-        throw new picocli.CommandLine.ParameterException(
-            spec.commandLine(), "--url and --tenant exclude each other: give one of them");
+        throw usage("--url and --tenant exclude each other: give one of them");
       }
       try (TenantOptions.OpenTenant t = tenant.open(database.directorySchema())) {
         return run(t.ledger(), spec.commandLine().getOut());

@@ -3,12 +3,13 @@ package dev.ledger.app.feed;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.ledger.InvalidInputException;
 import dev.ledger.Ledger;
+import dev.ledger.app.BaseCommand;
 import dev.ledger.app.DatabaseOptions;
 import dev.ledger.app.Durations;
 import dev.ledger.app.ExitCodes;
 import dev.ledger.app.Output;
+import dev.ledger.app.StopHook;
 import dev.ledger.feed.Feed;
 import dev.ledger.feed.FeedBatch;
 import dev.ledger.feed.FeedEvent;
@@ -17,15 +18,9 @@ import dev.ledger.feed.FeedSpec;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code ledger-app feed}: prints a named consumer's events (docs/feed.md) and commits its
@@ -49,23 +44,11 @@ import picocli.CommandLine.Spec;
       "  ledger-app feed --url jdbc:postgresql://db/ledger?user=r --domain payments \\",
       "      --consumer search-index --from-start --follow --json | jq -c .kind"
     })
-public final class FeedCommand implements Callable<Integer> {
+public final class FeedCommand extends BaseCommand {
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
-  private static final Map<String, String> OPTIONS =
-      Map.of(
-          "consumer", "--consumer",
-          "domains", "--domain",
-          "domain", "--domain",
-          "batchSize", "--batch",
-          "lease", "--lease",
-          "pollInterval", "--poll",
-          "holder", "--holder");
-
   @Mixin DatabaseOptions database;
-
-  @Spec picocli.CommandLine.Model.CommandSpec spec;
 
   @Option(
       names = "--domain",
@@ -111,18 +94,26 @@ public final class FeedCommand implements Callable<Integer> {
       names = "--poll",
       defaultValue = "1s",
       converter = Durations.class,
-      description = "Poll interval when no wake-up comes (default: ${DEFAULT-VALUE}).")
+      description =
+          "With --follow: poll interval when no wake-up comes, 10ms to 1h (default:"
+              + " ${DEFAULT-VALUE}).")
   Duration poll;
 
-  @Option(names = "--json", description = "Print one JSON object per event.")
-  boolean json;
+  /** How long a run without {@code --follow} waits beyond the lease for another reader's. */
+  private static final Duration ACQUIRE_SLACK = Duration.ofSeconds(1);
 
   @Override
-  public Integer call() throws InterruptedException {
+  protected int execute() throws InterruptedException {
     PrintWriter out = spec.commandLine().getOut();
-    FeedSpec feedSpec = options(this::feedSpec);
+    if (!follow && given("--poll")) {
+      throw usage(
+          "--poll: only with --follow; a run without it stops once caught up, polling never");
+    }
+    FeedSpec feedSpec = feedSpec();
     try (DatabaseOptions.OpenDatabase db = database.open(4)) {
       Ledger ledger = db.ledger();
+      // a consumer's checkpoint under a misspelt domain would be written, and read nothing ever
+      requireDomains(ledger, domains, "--domain", false);
       if (follow) {
         return follow(ledger, db, feedSpec, out);
       }
@@ -141,25 +132,11 @@ public final class FeedCommand implements Callable<Integer> {
 
   /** Prints until caught up; a SIGTERM meanwhile ends it after the batch in hand. */
   private int drain(Ledger ledger, FeedSpec feedSpec, PrintWriter out) throws InterruptedException {
-    CountDownLatch done = new CountDownLatch(1);
-    java.util.concurrent.atomic.AtomicBoolean stop =
-        new java.util.concurrent.atomic.AtomicBoolean();
-    Thread hook =
-        new Thread(
-            () -> {
-              stop.set(true);
-              try {
-                done.await(lease.toMillis(), TimeUnit.MILLISECONDS);
-              } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-              }
-            },
-            "ledger-feed-shutdown");
-    Runtime.getRuntime().addShutdownHook(hook);
-    try (Feed feed = ledger.feed(feedSpec)) {
-      long end = System.nanoTime() + lease.plus(poll).toNanos();
+    try (StopHook stop = StopHook.install("ledger-feed-shutdown", lease);
+        Feed feed = ledger.feed(feedSpec)) {
+      long end = System.nanoTime() + lease.plus(ACQUIRE_SLACK).toNanos();
       while (!feed.acquire()) {
-        if (stop.get()) {
+        if (stop.requested()) {
           return ExitCodes.OK;
         }
         if (System.nanoTime() > end) {
@@ -167,12 +144,12 @@ public final class FeedCommand implements Callable<Integer> {
               "consumer '"
                   + consumer
                   + "' is being read by another reader (its lease did not expire within "
-                  + lease
+                  + Durations.format(lease)
                   + "); run with --follow to wait for it");
         }
-        Thread.sleep(Math.min(poll.toMillis(), 200));
+        Thread.sleep(200);
       }
-      while (!stop.get()) {
+      while (!stop.requested()) {
         FeedBatch b = feed.poll();
         if (b.isEmpty()) {
           break;
@@ -181,13 +158,6 @@ public final class FeedCommand implements Callable<Integer> {
         feed.commit(b);
       }
       return ExitCodes.OK;
-    } finally {
-      done.countDown();
-      try {
-        Runtime.getRuntime().removeShutdownHook(hook);
-      } catch (IllegalStateException e) {
-        // the JVM is shutting down: the hook is running
-      }
     }
   }
 
@@ -196,24 +166,11 @@ public final class FeedCommand implements Callable<Integer> {
       Ledger ledger, DatabaseOptions.OpenDatabase db, FeedSpec feedSpec, PrintWriter out)
       throws InterruptedException {
     FeedRunner runner =
-        options(
-            () ->
-                FeedRunner.builder(
-                        ledger, feedSpec, db.dataSource(), (events, tx) -> print(out, events))
-                    .pollInterval(poll)
-                    .stopTimeout(lease)
-                    .build());
-    CountDownLatch stopped = new CountDownLatch(1);
-    Runtime.getRuntime()
-        .addShutdownHook(
-            new Thread(
-                () -> {
-                  runner.close();
-                  stopped.countDown();
-                },
-                "ledger-feed-shutdown"));
-    runner.start();
-    stopped.await();
+        FeedRunner.builder(ledger, feedSpec, db.dataSource(), (events, tx) -> print(out, events))
+            .pollInterval(poll)
+            .stopTimeout(lease)
+            .build();
+    StopHook.untilStopped("ledger-feed-shutdown", runner::start, runner::close);
     return ExitCodes.OK;
   }
 
@@ -250,19 +207,6 @@ public final class FeedCommand implements Callable<Integer> {
         }
       }
       out.flush();
-    }
-  }
-
-  /** Runs a step that checks options, naming the option of a refused field. */
-  private <T> T options(java.util.function.Supplier<T> step) {
-    try {
-      return step.get();
-    } catch (InvalidInputException e) {
-      String option = OPTIONS.get(e.field());
-      if (option == null) {
-        throw e;
-      }
-      throw new ParameterException(spec.commandLine(), option + ": " + e.getMessage());
     }
   }
 }

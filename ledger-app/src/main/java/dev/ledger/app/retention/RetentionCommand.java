@@ -1,7 +1,8 @@
 package dev.ledger.app.retention;
 
+import dev.ledger.app.ParentJson;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
+import picocli.CommandLine.Mixin;
 
 /** {@code ledger-app retention ...}: set, clear and show domains' retention, and run a purge. */
 @Command(
@@ -22,9 +23,6 @@ import picocli.CommandLine.Option;
     })
 public final class RetentionCommand {
 
-  /** {@code --json} before the subcommand: the subcommand's own, and errors found here too. */
-  @Option(
-      names = "--json",
-      description = "The same as the subcommand's --json; errors found here as JSON too.")
-  boolean json;
+  /** {@code --json} before the subcommand. */
+  @Mixin ParentJson json;
 }

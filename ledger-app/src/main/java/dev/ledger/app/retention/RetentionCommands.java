@@ -48,15 +48,35 @@ public final class RetentionCommands {
     }
   }
 
+  /**
+   * Refuses a domain that neither exists nor has a retention row (one set with {@code --create}, or
+   * left by purges): most often a misspelt name.
+   */
+  abstract static class OnDomain extends LedgerCommand {
+    /** Refuses the domain unless it exists, has a retention row, or {@code create} is given. */
+    final void requireKnown(Ledger ledger, String domain, boolean create) {
+      if (!create && ledger.retention().get(domain).isEmpty()) {
+        requireDomains(ledger, List.of(domain), "--domain", false);
+      }
+    }
+  }
+
   /** {@code retention set}. */
   @Command(
       name = "set",
       mixinStandardHelpOptions = true,
       description = "Set how long a domain keeps its completed and invalidated tasks.",
       footer = {"", "Example:", "  ledger-app retention set --domain payments --keep 36h"})
-  public static final class Set extends LedgerCommand {
+  public static final class Set extends OnDomain {
     @Option(names = "--domain", required = true, description = "The domain.")
     String domain;
+
+    @Option(
+        names = "--create",
+        description =
+            "Allow a domain that does not exist yet (no task filed there); without it an unknown"
+                + " domain is refused, so a misspelt name sets nothing.")
+    boolean create;
 
     @Option(
         names = "--keep",
@@ -67,14 +87,15 @@ public final class RetentionCommands {
 
     @Override
     protected int run(Ledger ledger, PrintWriter out) {
+      requireKnown(ledger, domain, create);
       ledger.retention().set(domain, keep);
-      if (json) {
-        Output.json(
-            out, Output.object().put("domain", domain).put("retention_seconds", keep.getSeconds()));
-      } else {
-        out.println("domain " + domain + " keeps terminal tasks for " + keep.getSeconds() + " s");
-      }
-      return ExitCodes.OK;
+      return print(
+          out,
+          Output.object().put("domain", domain).put("retention_seconds", keep.getSeconds()),
+          "domain "
+              + Output.escape(domain)
+              + " keeps terminal tasks for "
+              + Durations.format(keep));
     }
   }
 
@@ -84,19 +105,18 @@ public final class RetentionCommands {
       mixinStandardHelpOptions = true,
       description = "Clear a domain's retention: its tasks are kept forever again.",
       footer = {"", "Example:", "  ledger-app retention clear --domain payments"})
-  public static final class Clear extends LedgerCommand {
+  public static final class Clear extends OnDomain {
     @Option(names = "--domain", required = true, description = "The domain.")
     String domain;
 
     @Override
     protected int run(Ledger ledger, PrintWriter out) {
+      requireKnown(ledger, domain, false);
       boolean had = ledger.retention().clear(domain);
-      if (json) {
-        Output.json(out, Output.object().put("domain", domain).put("cleared", had));
-      } else {
-        out.println(had ? "cleared" : "domain " + domain + " had no retention");
-      }
-      return ExitCodes.OK;
+      return print(
+          out,
+          Output.object().put("domain", domain).put("cleared", had),
+          had ? "cleared" : "domain " + Output.escape(domain) + " had no retention");
     }
   }
 
@@ -106,13 +126,16 @@ public final class RetentionCommands {
       mixinStandardHelpOptions = true,
       description = "Show each domain's retention and what purges removed so far.",
       footer = {"", "Example:", "  ledger-app retention show --json"})
-  public static final class Show extends LedgerCommand {
+  public static final class Show extends OnDomain {
     @Option(names = "--domain", description = "Only this domain.")
     String domain;
 
     @Override
     protected int run(Ledger ledger, PrintWriter out) {
       Retention r = ledger.retention();
+      if (domain != null) {
+        requireKnown(ledger, domain, false);
+      }
       List<RetentionSetting> rows =
           domain == null ? r.list() : r.get(domain).map(List::of).orElse(List.of());
       if (json) {
@@ -134,13 +157,13 @@ public final class RetentionCommands {
         return ExitCodes.OK;
       }
       out.println(
-          String.format("%-22s %12s %12s %12s", "DOMAIN", "KEEP_S", "REMOVED", "THROUGH_SEQ"));
+          String.format("%-22s %12s %12s %12s", "DOMAIN", "KEEP", "REMOVED", "THROUGH_SEQ"));
       for (RetentionSetting s : rows) {
         out.println(
             String.format(
                 "%s %12s %12d %12d",
                 Output.pad(Output.fit(s.domain(), 22), 22),
-                s.retention().map(d -> Long.toString(d.getSeconds())).orElse("-"),
+                s.retention().map(Durations::format).orElse("-"),
                 s.tasksRemoved(),
                 s.removedThroughSeq()));
       }
@@ -160,7 +183,7 @@ public final class RetentionCommands {
         "lines go to standard error every 5 seconds; the summary to standard output."
       },
       footer = {"", "Example:", "  ledger-app retention run --domain payments --batch 1000 --json"})
-  public static final class Run extends LedgerCommand {
+  public static final class Run extends OnDomain {
     @Option(names = "--domain", description = "Only this domain (default: every domain with one).")
     String domain;
 
@@ -173,6 +196,9 @@ public final class RetentionCommands {
 
     @Override
     protected int run(Ledger ledger, PrintWriter out) {
+      if (domain != null) {
+        requireKnown(ledger, domain, false);
+      }
       PrintWriter err = spec.commandLine().getErr();
       long[] next = {System.nanoTime() + PROGRESS_EVERY.toNanos()};
       PurgeReport r =

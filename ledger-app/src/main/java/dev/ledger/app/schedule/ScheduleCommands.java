@@ -2,7 +2,6 @@ package dev.ledger.app.schedule;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.ledger.InvalidInputException;
 import dev.ledger.Label;
 import dev.ledger.Ledger;
 import dev.ledger.app.Converters;
@@ -30,8 +29,10 @@ public final class ScheduleCommands {
    * A schedule as JSON.
    *
    * @param s the schedule
-   * @return the object: its spec's fields, {@code paused}, {@code last_tick}, {@code next_tick},
-   *     {@code created}, {@code updated} (times in RFC 3339, null when unset)
+   * @return the object: its spec's fields, {@code state} ({@code running} or {@code paused}),
+   *     {@code paused}, {@code last_tick}, {@code next_tick} (null while paused: resuming starts
+   *     from the next tick after the resume), {@code created}, {@code updated} (times in RFC 3339,
+   *     null when unset)
    */
   static ObjectNode json(Schedule s) {
     ScheduleSpec spec = s.spec();
@@ -53,28 +54,48 @@ public final class ScheduleCommands {
     o.put("priority", spec.priority());
     o.put("max_attempts", spec.maxAttempts());
     o.put("catch_up", spec.catchUp());
+    o.put("state", state(s));
     o.put("paused", s.paused());
     o.put("origin", s.origin());
     o.put("last_tick", Output.time(s.lastTick()));
-    o.put("next_tick", Output.time(s.nextTick()));
+    o.put("next_tick", s.paused() ? null : Output.time(s.nextTick()));
     o.put("created", Output.time(s.created()));
     o.put("updated", Output.time(s.updated()));
     return o;
   }
 
+  /**
+   * A schedule's state, in the words the console uses too.
+   *
+   * @param s the schedule
+   * @return {@code paused} or {@code running}
+   */
+  static String state(Schedule s) {
+    return s.paused() ? "paused" : "running";
+  }
+
+  /**
+   * A timing in words, durations as operators write them.
+   *
+   * @param t the timing
+   * @return e.g. {@code cron '30 2 * * *' in Europe/Berlin} or {@code every 1h30m}
+   */
+  static String timing(Timing t) {
+    return t.interval() == null ? t.toString() : "every " + Durations.format(t.interval());
+  }
+
   /** One line of text for a schedule's state, after a change. */
-  private static void print(PrintWriter out, String what, Schedule s) {
-    out.println(
-        what
-            + " schedule "
-            + Output.escape(s.name())
-            + " ("
-            + Output.fit(s.spec().timing().toString(), 60)
-            + ", domain "
-            + Output.fit(s.spec().domain(), 40)
-            + (s.paused() ? ", paused" : "")
-            + "); next tick "
-            + (s.paused() ? "- (paused)" : orDash(Output.time(s.nextTick()))));
+  private static String line(String what, Schedule s) {
+    return what
+        + " schedule "
+        + Output.escape(s.name())
+        + " ("
+        + Output.fit(timing(s.spec().timing()), 60)
+        + ", domain "
+        + Output.fit(s.spec().domain(), 40)
+        + (s.paused() ? ", paused" : "")
+        + "); next tick "
+        + (s.paused() ? "paused" : orDash(Output.time(s.nextTick())));
   }
 
   private static String orDash(String s) {
@@ -104,13 +125,24 @@ public final class ScheduleCommands {
     @Option(names = "--domain", required = true, description = "The domain its tasks go to.")
     String domain;
 
+    @Option(
+        names = "--create",
+        description =
+            "Allow a domain that does not exist yet (its first tick makes it); without it an"
+                + " unknown domain is refused, so a misspelt name makes none.")
+    boolean create;
+
     @Option(names = "--cron", description = "A cron expression (excludes --every).")
     String cron;
 
     @Option(
         names = "--zone",
         defaultValue = "UTC",
-        description = "The cron expression's time zone, e.g. Europe/Berlin (default: UTC).")
+        description =
+            "The cron expression's time zone: a region id, e.g. Europe/Berlin (it follows"
+                + " daylight saving time), or UTC (default). A fixed offset such as +02:00 is"
+                + " refused; for a zone without daylight saving time give its region id"
+                + " (Etc/GMT-2 is UTC+2). Only with --cron.")
     String zone;
 
     @Option(
@@ -156,32 +188,55 @@ public final class ScheduleCommands {
 
     @Override
     protected int run(Ledger ledger, PrintWriter out) {
-      Timing timing;
+      ScheduleSpec wanted =
+          ScheduleSpec.builder(name, domain, timing(), title)
+              .body(body)
+              .priority(priority)
+              .requirements(requires)
+              .label(label)
+              .maxAttempts(maxAttempts)
+              .catchUp(catchUp)
+              .build();
+      requireDomains(ledger, List.of(domain), "--domain", create);
+      Schedule s = ledger.schedules().add(wanted);
+      return print(out, json(s), line("added", s));
+    }
+
+    /**
+     * The timing the options give, refusing what would be ignored or never fire: {@code --zone}
+     * with {@code --every}, a fixed offset for {@code --zone}, a cron expression with no next tick.
+     */
+    private Timing timing() {
       if ((cron == null) == (every == null)) {
-        throw new InvalidInputException("timing", "give --cron or --every (one of them)");
-      } else if (cron != null) {
-        timing = Timing.cron(cron, zone);
-      } else {
-        timing = Timing.every(every);
+        throw usage("--cron/--every: give --cron or --every (one of them)");
       }
-      Schedule s =
-          ledger
-              .schedules()
-              .add(
-                  ScheduleSpec.builder(name, domain, timing, title)
-                      .body(body)
-                      .priority(priority)
-                      .requirements(requires)
-                      .label(label)
-                      .maxAttempts(maxAttempts)
-                      .catchUp(catchUp)
-                      .build());
-      if (json) {
-        Output.json(out, json(s));
-      } else {
-        print(out, "added", s);
+      if (every != null) {
+        if (given("--zone")) {
+          throw usage(
+              "--zone: only with --cron; an interval (--every) counts from the epoch, in no time"
+                  + " zone");
+        }
+        return Timing.every(every);
       }
-      return ExitCodes.OK;
+      Timing t = Timing.cron(cron, zone);
+      String id = t.zone().getId();
+      if (t.zone() instanceof java.time.ZoneOffset && !"Z".equals(id)
+          || id.matches("(?i)(UTC|GMT|UT)[+-].*")) {
+        throw usage(
+            "--zone: '"
+                + Output.fit(zone, 40)
+                + "' is a fixed offset, which ignores daylight saving time; give a region id such"
+                + " as Europe/Berlin, or UTC (a zone that never changes its offset has a region id"
+                + " too: Etc/GMT-2 is UTC+2)");
+      }
+      if (new dev.ledger.schedule.Ticks(t).next(java.time.Instant.now()).isEmpty()) {
+        throw usage(
+            "--cron: '"
+                + Output.fit(cron, 60)
+                + "' never matches: no time after now fits it (a day that no month has, such as"
+                + " February 30?)");
+      }
+      return t;
     }
   }
 
@@ -208,11 +263,11 @@ public final class ScheduleCommands {
             String.format(
                 "%s %-7s %-20s %-20s %s",
                 Output.pad(Output.fit(s.name(), 20), 20),
-                s.paused() ? "paused" : "active",
-                s.paused() ? "-" : orDash(second(s.nextTick())),
+                state(s),
+                s.paused() ? "paused" : orDash(second(s.nextTick())),
                 orDash(second(s.lastTick())),
                 Output.fit(s.spec().domain(), 30)));
-        out.println("  " + Output.fit(s.spec().timing().toString(), Output.WIDTH - 2));
+        out.println("  " + Output.fit(timing(s.spec().timing()), Output.WIDTH - 2));
       }
       out.println(all.size() + " schedule(s)");
       return ExitCodes.OK;
@@ -224,25 +279,31 @@ public final class ScheduleCommands {
     }
   }
 
+  /** What {@code schedule pause|resume} share: the schedule by name, printed after the change. */
+  abstract static class Change extends LedgerCommand {
+    @Parameters(index = "0", paramLabel = "NAME", description = "The schedule.")
+    String name;
+
+    @Override
+    protected final int run(Ledger ledger, PrintWriter out) {
+      Schedule s = change(ledger.schedules());
+      return print(out, json(s), line(s.paused() ? "paused" : "resumed", s));
+    }
+
+    /** The change. */
+    abstract Schedule change(dev.ledger.schedule.Schedules schedules);
+  }
+
   /** {@code schedule pause}. */
   @Command(
       name = "pause",
       mixinStandardHelpOptions = true,
       description = "Pause a schedule: no tick is filed until it is resumed.",
       footer = {"", "Example:", "  ledger-app schedule pause nightly"})
-  public static final class Pause extends LedgerCommand {
-    @Parameters(index = "0", paramLabel = "NAME", description = "The schedule.")
-    String name;
-
+  public static final class Pause extends Change {
     @Override
-    protected int run(Ledger ledger, PrintWriter out) {
-      Schedule s = ledger.schedules().pause(name);
-      if (json) {
-        Output.json(out, json(s));
-      } else {
-        print(out, "paused", s);
-      }
-      return ExitCodes.OK;
+    Schedule change(dev.ledger.schedule.Schedules schedules) {
+      return schedules.pause(name);
     }
   }
 
@@ -253,19 +314,10 @@ public final class ScheduleCommands {
       description =
           "Resume a paused schedule from its next tick after now (the pause's are skipped).",
       footer = {"", "Example:", "  ledger-app schedule resume nightly"})
-  public static final class Resume extends LedgerCommand {
-    @Parameters(index = "0", paramLabel = "NAME", description = "The schedule.")
-    String name;
-
+  public static final class Resume extends Change {
     @Override
-    protected int run(Ledger ledger, PrintWriter out) {
-      Schedule s = ledger.schedules().resume(name);
-      if (json) {
-        Output.json(out, json(s));
-      } else {
-        print(out, "resumed", s);
-      }
-      return ExitCodes.OK;
+    Schedule change(dev.ledger.schedule.Schedules schedules) {
+      return schedules.resume(name);
     }
   }
 
@@ -282,12 +334,8 @@ public final class ScheduleCommands {
     @Override
     protected int run(Ledger ledger, PrintWriter out) {
       ledger.schedules().remove(name);
-      if (json) {
-        Output.json(out, Output.object().put("removed", name));
-      } else {
-        out.println("removed schedule " + Output.escape(name));
-      }
-      return ExitCodes.OK;
+      return print(
+          out, Output.object().put("removed", name), "removed schedule " + Output.escape(name));
     }
   }
 
@@ -304,12 +352,7 @@ public final class ScheduleCommands {
     @Override
     protected int run(Ledger ledger, PrintWriter out) {
       int filed = ledger.schedules().fileDue();
-      if (json) {
-        Output.json(out, Output.object().put("filed", filed));
-      } else {
-        out.println("filed " + filed + " tick(s)");
-      }
-      return ExitCodes.OK;
+      return print(out, Output.object().put("filed", filed), "filed " + filed + " tick(s)");
     }
   }
 }

@@ -2,10 +2,8 @@ package dev.ledger.app.task;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.ledger.DomainControls;
-import dev.ledger.InvalidInputException;
 import dev.ledger.Ledger;
 import dev.ledger.app.Durations;
-import dev.ledger.app.ExitCodes;
 import dev.ledger.app.LedgerCommand;
 import dev.ledger.app.Output;
 import java.io.PrintWriter;
@@ -38,11 +36,41 @@ public final class ControlCommands {
       subcommands = {Pause.class, Resume.class, Limit.class})
   public static final class DomainCommand {
 
-    /** {@code --json} before the subcommand: the subcommand's own, and errors found here too. */
+    /** {@code --json} before the subcommand. */
+    @picocli.CommandLine.Mixin dev.ledger.app.ParentJson json;
+  }
+
+  /**
+   * What {@code domain pause|resume|limit} share: the domain, refused when unknown unless {@code
+   * --create} is given (the library would make it), and the controls printed after the change.
+   */
+  abstract static class DomainControl extends LedgerCommand {
+    @Parameters(index = "0", paramLabel = "DOMAIN", description = "The domain.")
+    String domain;
+
     @Option(
-        names = "--json",
-        description = "The same as the subcommand's --json; errors found here as JSON too.")
-    boolean json;
+        names = "--create",
+        description =
+            "Make the domain if it does not exist yet (without it an unknown domain is refused,"
+                + " so a misspelt name makes none).")
+    boolean create;
+
+    @Override
+    protected final int run(Ledger ledger, PrintWriter out) {
+      check();
+      requireDomains(ledger, List.of(domain), "DOMAIN", create);
+      DomainControls c = change(ledger);
+      ObjectNode doc = Output.object();
+      doc.put("domain", c.domain());
+      doc.set("controls", controls(c));
+      return print(out, doc, Output.fit(c.domain(), 40) + ": " + line(c));
+    }
+
+    /** Checks the options before the domain is looked up; nothing by default. */
+    void check() {}
+
+    /** Changes the controls, returns them after the change. */
+    abstract DomainControls change(Ledger ledger);
   }
 
   /** {@code domain pause}. */
@@ -52,14 +80,10 @@ public final class ControlCommands {
       description =
           "Pause a domain's claims in every process; running tasks finish, filing still works.",
       footer = {"", "Example:", "  ledger-app domain pause payments --json"})
-  public static final class Pause extends LedgerCommand {
-    @Parameters(index = "0", paramLabel = "DOMAIN", description = "The domain.")
-    String domain;
-
+  public static final class Pause extends DomainControl {
     @Override
-    protected int run(Ledger ledger, PrintWriter out) {
-      print(out, json, ledger.pause(domain));
-      return ExitCodes.OK;
+    DomainControls change(Ledger ledger) {
+      return ledger.pause(domain);
     }
   }
 
@@ -69,14 +93,10 @@ public final class ControlCommands {
       mixinStandardHelpOptions = true,
       description = "Resume a paused domain's claims and wake its worker pools.",
       footer = {"", "Example:", "  ledger-app domain resume payments"})
-  public static final class Resume extends LedgerCommand {
-    @Parameters(index = "0", paramLabel = "DOMAIN", description = "The domain.")
-    String domain;
-
+  public static final class Resume extends DomainControl {
     @Override
-    protected int run(Ledger ledger, PrintWriter out) {
-      print(out, json, ledger.resume(domain));
-      return ExitCodes.OK;
+    DomainControls change(Ledger ledger) {
+      return ledger.resume(domain);
     }
   }
 
@@ -93,10 +113,7 @@ public final class ControlCommands {
         "  ledger-app domain limit payments --rate 100/1m",
         "  ledger-app domain limit payments --clear --json"
       })
-  public static final class Limit extends LedgerCommand {
-    @Parameters(index = "0", paramLabel = "DOMAIN", description = "The domain.")
-    String domain;
-
+  public static final class Limit extends DomainControl {
     @Option(
         names = "--concurrency",
         paramLabel = "N",
@@ -112,56 +129,47 @@ public final class ControlCommands {
     @Option(names = "--clear", description = "Remove both limits (a pause stays).")
     boolean clear;
 
+    /** The rate's claims and period, as {@link #check()} read them (unset: nulls). */
+    private Integer claims;
+
+    private Duration period;
+
     @Override
-    protected int run(Ledger ledger, PrintWriter out) {
-      DomainControls after;
+    void check() {
       if (clear) {
         if (concurrency != null || rate != null) {
-          throw new InvalidInputException(
-              "clear", "clears both limits: give --clear without --concurrency or --rate");
+          throw usage("--clear: clears both limits: give it without --concurrency or --rate");
         }
-        after = ledger.clearLimits(domain);
-      } else {
-        if (concurrency == null && rate == null) {
-          throw new InvalidInputException(
-              "concurrency", "give --concurrency N, --rate N/PERIOD, or --clear");
-        }
-        Integer claims = null;
-        Duration period = null;
-        if (rate != null) {
-          int slash = rate.indexOf('/');
-          if (slash < 1 || slash == rate.length() - 1) {
-            throw new InvalidInputException(
-                "rate", "must be N/PERIOD, e.g. 10/1s or 100/1m, was " + Output.fit(rate, 40));
-          }
-          try {
-            claims = Integer.parseInt(rate.substring(0, slash).trim());
-          } catch (NumberFormatException e) {
-            throw new InvalidInputException(
-                "rate", "N must be a whole number, was " + Output.fit(rate, 40));
-          }
-          try {
-            period = Durations.parse(rate.substring(slash + 1).trim());
-          } catch (RuntimeException e) {
-            throw new InvalidInputException(
-                "rate", "PERIOD must be a duration such as 1s or 5m, was " + Output.fit(rate, 40));
-          }
-        }
-        after = ledger.setLimits(domain, concurrency, claims, period);
+        return;
       }
-      print(out, json, after);
-      return ExitCodes.OK;
+      if (concurrency == null && rate == null) {
+        throw usage("--concurrency/--rate: give --concurrency N, --rate N/PERIOD, or --clear");
+      }
+      if (rate != null) {
+        int slash = rate.indexOf('/');
+        if (slash < 1 || slash == rate.length() - 1) {
+          throw usage(
+              "--rate: must be N/PERIOD, e.g. 10/1s or 100/1m, was " + Output.fit(rate, 40));
+        }
+        try {
+          claims = Integer.parseInt(rate.substring(0, slash).trim());
+        } catch (NumberFormatException e) {
+          throw usage("--rate: N must be a whole number, was " + Output.fit(rate, 40));
+        }
+        try {
+          period = Durations.parse(rate.substring(slash + 1).trim());
+        } catch (RuntimeException e) {
+          throw usage(
+              "--rate: PERIOD must be a duration such as 1s or 5m, was " + Output.fit(rate, 40));
+        }
+      }
     }
-  }
 
-  private static void print(PrintWriter out, boolean json, DomainControls c) {
-    if (json) {
-      ObjectNode doc = Output.object();
-      doc.put("domain", c.domain());
-      doc.set("controls", controls(c));
-      Output.json(out, doc);
-    } else {
-      out.println(Output.fit(c.domain(), 40) + ": " + line(c));
+    @Override
+    DomainControls change(Ledger ledger) {
+      return clear
+          ? ledger.clearLimits(domain)
+          : ledger.setLimits(domain, concurrency, claims, period);
     }
   }
 

@@ -126,12 +126,10 @@ public final class DomainCommands {
       boolean recorded =
           ledger.recordPromotion(
               new PromotionSpec(domain, entry, tier, by, author, why, label, digest, newDigest));
-      if (json) {
-        Output.json(out, Output.object().put("entry", entry).put("recorded", recorded));
-      } else {
-        out.println(recorded ? "recorded" : "already recorded");
-      }
-      return ExitCodes.OK;
+      return print(
+          out,
+          Output.object().put("entry", entry).put("recorded", recorded),
+          recorded ? "recorded" : "already recorded");
     }
   }
 
@@ -212,12 +210,10 @@ public final class DomainCommands {
     @Override
     protected int run(Ledger ledger, PrintWriter out) {
       ScrubResult r = ledger.scrubEntry(domain, entry, origin, new Redaction(title, "", reason));
-      if (json) {
-        Output.json(out, Output.object().put("promotions", r.promotions()).put("tasks", r.tasks()));
-      } else {
-        out.println("scrubbed " + r.promotions() + " promotion(s) and " + r.tasks() + " task(s)");
-      }
-      return ExitCodes.OK;
+      return print(
+          out,
+          Output.object().put("promotions", r.promotions()).put("tasks", r.tasks()),
+          "scrubbed " + r.promotions() + " promotion(s) and " + r.tasks() + " task(s)");
     }
   }
 
@@ -237,12 +233,10 @@ public final class DomainCommands {
       long start = System.nanoTime();
       long events = ledger.replay();
       long ms = (System.nanoTime() - start) / 1_000_000;
-      if (json) {
-        Output.json(out, Output.object().put("events", events).put("ms", ms));
-      } else {
-        out.println("replayed " + events + " event(s) in " + ms + " ms");
-      }
-      return ExitCodes.OK;
+      return print(
+          out,
+          Output.object().put("events", events).put("ms", ms),
+          "replayed " + events + " event(s) in " + ms + " ms");
     }
   }
 }

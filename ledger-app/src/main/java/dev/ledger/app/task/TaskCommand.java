@@ -1,7 +1,8 @@
 package dev.ledger.app.task;
 
+import dev.ledger.app.ParentJson;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
+import picocli.CommandLine.Mixin;
 
 /** {@code ledger-app task ...}: file, claim, complete and inspect tasks from the shell. */
 @Command(
@@ -33,9 +34,6 @@ import picocli.CommandLine.Option;
     })
 public final class TaskCommand {
 
-  /** {@code --json} before the subcommand: the subcommand's own, and errors found here too. */
-  @Option(
-      names = "--json",
-      description = "The same as the subcommand's --json; errors found here as JSON too.")
-  boolean json;
+  /** {@code --json} before the subcommand. */
+  @Mixin ParentJson json;
 }

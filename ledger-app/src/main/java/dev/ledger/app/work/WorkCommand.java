@@ -3,10 +3,12 @@ package dev.ledger.app.work;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.ledger.Label;
 import dev.ledger.Task;
+import dev.ledger.app.BaseCommand;
 import dev.ledger.app.DatabaseOptions;
 import dev.ledger.app.Durations;
 import dev.ledger.app.ExitCodes;
 import dev.ledger.app.Output;
+import dev.ledger.app.StopHook;
 import dev.ledger.worker.Outcome;
 import dev.ledger.worker.RetryPolicy;
 import dev.ledger.worker.TaskContext;
@@ -20,12 +22,9 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 /**
  * {@code ledger-app work}: a generic worker for operators. Runs a {@link WorkerPool} over one
@@ -55,13 +54,11 @@ import picocli.CommandLine.Spec;
       "  ledger-app work --url jdbc:postgresql://db/ledger?user=w --domain mail \\",
       "      --command 'jq -r .body | sendmail -t' --concurrency 4 --max-attempts 5"
     })
-public final class WorkCommand implements Callable<Integer> {
+public final class WorkCommand extends BaseCommand {
 
   private static final int MAX_CAPTURE = 64 * 1024;
 
   @Mixin DatabaseOptions database;
-
-  @Spec picocli.CommandLine.Model.CommandSpec spec;
 
   @Option(names = "--domain", required = true, description = "The domain to work on.")
   String domain;
@@ -125,99 +122,72 @@ public final class WorkCommand implements Callable<Integer> {
       description = "Highest label handled (default: ${DEFAULT-VALUE}).")
   Label handling;
 
-  @Option(
-      names = "--json",
-      description = "Print JSON lines: started, handled (each command run), stopped.")
-  boolean json;
-
-  @Option(names = "--verbose", description = "Show the stack trace of an error.")
-  boolean verbose;
-
   /** What the pool reported, for the summary at shutdown. */
   private final Counts counts = new Counts();
 
   @Override
-  public Integer call() throws InterruptedException {
+  protected int execute() throws InterruptedException {
     PrintWriter out = spec.commandLine().getOut();
     RetryPolicy retry =
-        options(
-            () ->
-                new RetryPolicy(
-                    maxAttempts, backoff, max(backoff, Duration.ofMinutes(5)), 2.0, 0.2));
+        new RetryPolicy(maxAttempts, backoff, max(backoff, Duration.ofMinutes(5)), 2.0, 0.2);
     try (DatabaseOptions.OpenDatabase db = database.open()) {
-      WorkerPool.Builder b = options(() -> configure(WorkerPool.builder(db.ledger()), db, retry));
-      WorkerPool pool;
-      try {
-        pool = b.start();
-      } catch (dev.ledger.InvalidInputException e) {
-        if (!"domains".equals(e.field())) {
-          throw e;
-        }
-        // the library's remedy names its Java API; the operator's is on this command line
-        throw new picocli.CommandLine.ParameterException(
-            spec.commandLine(),
-            "--domain: unknown domain '"
-                + domain
-                + "': no task was ever filed there and no schema provisioned. Check the"
-                + " spelling, or provision it first: ledger-app migrate --provision "
-                + domain);
-      }
-      CountDownLatch stopped = new CountDownLatch(1);
-      Thread hook =
-          new Thread(
-              () -> {
-                pool.close();
-                stopped(out, pool.holder());
-                stopped.countDown();
-              },
-              "ledger-work-shutdown");
-      Runtime.getRuntime().addShutdownHook(hook);
-      if (json) {
-        print(
-            out,
-            Output.object()
-                .put("event", "started")
-                .put("domain", domain)
-                .put("holder", pool.holder())
-                .put("concurrency", concurrency));
-      } else {
-        synchronized (out) {
-          out.println(
-              "working on " + domain + " as " + pool.holder() + " (" + concurrency + " at once)");
-          out.flush();
-        }
-      }
-      stopped.await();
+      WorkerPool.Builder b = configure(WorkerPool.builder(db.ledger()), db, retry);
+      requireDomains(db.ledger(), List.of(domain), "--domain", false);
+      WorkerPool pool = b.start();
+      StopHook.untilStopped(
+          "ledger-work-shutdown",
+          () -> started(out, pool.holder()),
+          () -> {
+            pool.close();
+            stopped(out, pool.holder());
+          });
       return ExitCodes.OK;
     }
   }
 
+  /** The first line, once the pool runs. */
+  private void started(PrintWriter out, String holderName) {
+    report(
+        out,
+        Output.object()
+            .put("event", "started")
+            .put("domain", domain)
+            .put("holder", holderName)
+            .put("concurrency", concurrency),
+        "working on " + domain + " as " + holderName + " (" + concurrency + " at once)");
+  }
+
   /** The last line, after the pool closed: what it did while it ran. */
   private void stopped(PrintWriter out, String holderName) {
+    report(
+        out,
+        Output.object()
+            .put("event", "stopped")
+            .put("domain", domain)
+            .put("holder", holderName)
+            .put("completed", counts.completed.get())
+            .put("retried", counts.retried.get())
+            .put("dead", counts.dead.get())
+            .put("lost", counts.lost.get()),
+        "stopped: "
+            + counts.completed.get()
+            + " completed, "
+            + counts.retried.get()
+            + " failed and retried, "
+            + counts.dead.get()
+            + " dead letter(s), "
+            + counts.lost.get()
+            + " lease(s) lost");
+  }
+
+  /** One line, JSON or text, whole: the pool's threads print too. */
+  private void report(PrintWriter out, ObjectNode line, String text) {
     if (json) {
-      print(
-          out,
-          Output.object()
-              .put("event", "stopped")
-              .put("domain", domain)
-              .put("holder", holderName)
-              .put("completed", counts.completed.get())
-              .put("retried", counts.retried.get())
-              .put("dead", counts.dead.get())
-              .put("lost", counts.lost.get()));
+      print(out, line);
       return;
     }
     synchronized (out) {
-      out.println(
-          "stopped: "
-              + counts.completed.get()
-              + " completed, "
-              + counts.retried.get()
-              + " failed and retried, "
-              + counts.dead.get()
-              + " dead letter(s), "
-              + counts.lost.get()
-              + " lease(s) lost");
+      out.println(text);
       out.flush();
     }
   }
@@ -278,37 +248,6 @@ public final class WorkCommand implements Callable<Integer> {
       b.holder(holder);
     }
     return b;
-  }
-
-  /** The library's names of the values this command's options set. */
-  private static final java.util.Map<String, String> OPTIONS =
-      java.util.Map.of(
-          "lease", "--lease",
-          "poll_interval", "--poll",
-          "initial", "--backoff",
-          "maxAttempts", "--max-attempts",
-          "shutdown_timeout", "--shutdown-timeout",
-          "concurrency", "--concurrency",
-          "holder", "--holder",
-          "domain", "--domain");
-
-  /**
-   * Runs a step that checks option values, and names the option in its error ({@code --backoff:
-   * must be more than zero}) instead of the library's field ({@code initial: ...}).
-   */
-  private <T> T options(java.util.function.Supplier<T> step) {
-    try {
-      return step.get();
-    } catch (IllegalArgumentException | dev.ledger.InvalidInputException e) {
-      String m = String.valueOf(e.getMessage());
-      int colon = m.indexOf(": ");
-      String option = colon > 0 ? OPTIONS.get(m.substring(0, colon)) : null;
-      if (option == null) {
-        throw e;
-      }
-      throw new picocli.CommandLine.ParameterException(
-          spec.commandLine(), option + ": " + m.substring(colon + 2));
-    }
   }
 
   private static Duration max(Duration a, Duration b) {

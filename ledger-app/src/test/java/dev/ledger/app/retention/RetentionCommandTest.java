@@ -38,7 +38,7 @@ class RetentionCommandTest {
 
     Cli.Result set = Cli.run("retention", "set", "--domain", "cli", "--keep", "7d", "--url", url());
     assertThat(set.exit()).isEqualTo(ExitCodes.OK);
-    assertThat(set.out()).isEqualTo("domain cli keeps terminal tasks for 604800 s\n");
+    assertThat(set.out()).isEqualTo("domain cli keeps terminal tasks for 7d\n");
 
     Cli.Result run =
         Cli.run("retention", "run", "--domain", "cli", "--batch", "2", "--json", "--url", url());
@@ -54,6 +54,12 @@ class RetentionCommandTest {
     Cli.Result show = Cli.run("retention", "show", "--json", "--url", url());
     JsonNode s = JSON.readTree(show.out()).get("domains").get(0);
     assertThat(s.get("retention_seconds").asLong()).isEqualTo(604_800);
+    Cli.Result text = Cli.run("retention", "show", "--url", url());
+    assertThat(text.out().lines().toList())
+        .containsExactly(
+            "DOMAIN                         KEEP      REMOVED  THROUGH_SEQ",
+            "cli                              7d            3           12",
+            "1 domain(s)");
     assertThat(s.get("tasks_removed").asLong()).isEqualTo(3);
 
     Cli.Result clear = Cli.run("retention", "clear", "--domain", "cli", "--url", url());
@@ -66,9 +72,13 @@ class RetentionCommandTest {
   @Test
   void a_fraction_of_a_second_is_refused_naming_the_field() {
     Cli.Result r =
-        Cli.run("retention", "set", "--domain", "cli", "--keep", "1500ms", "--url", url());
+        Cli.run(
+            "retention", "set", "--domain", "cli", "--create", "--keep", "1500ms", "--url", url());
     assertThat(r.exit()).isEqualTo(ExitCodes.USAGE);
-    assertThat(r.err()).contains("retention").contains("whole number of seconds");
+    assertThat(r.err())
+        .isEqualTo(
+            "error: --keep: must be a whole number of seconds (see 'ledger-app retention set"
+                + " --help')\n");
   }
 
   private static String url() {

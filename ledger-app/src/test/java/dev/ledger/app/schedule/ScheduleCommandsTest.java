@@ -66,6 +66,7 @@ class ScheduleCommandsTest {
             "3",
             "--catch-up",
             "5",
+            "--create",
             "--json");
     assertThat(added.exit()).as(added.all()).isEqualTo(ExitCodes.OK);
     JsonNode doc = json(added);
@@ -80,23 +81,34 @@ class ScheduleCommandsTest {
     assertThat(doc.get("max_attempts").asInt()).isEqualTo(3);
     assertThat(doc.get("catch_up").asInt()).isEqualTo(5);
     assertThat(doc.get("paused").asBoolean()).isFalse();
+    assertThat(doc.get("state").asText()).isEqualTo("running");
     assertThat(doc.get("origin").asText()).isEqualTo("schedule:nightly");
     assertThat(doc.get("last_tick").isNull()).isTrue();
     Instant next = Instant.parse(doc.get("next_tick").asText());
     assertThat(next).isAfter(Instant.now()).isBefore(Instant.now().plus(Duration.ofHours(26)));
 
     Cli.Result hourly =
-        run("schedule", "add", "hourly", "--domain", "ops", "--every", "1h", "--title", "Check");
+        run(
+            "schedule",
+            "add",
+            "hourly",
+            "--domain",
+            "ops",
+            "--every",
+            "1h",
+            "--title",
+            "Check",
+            "--create");
     assertThat(hourly.exit()).as(hourly.all()).isEqualTo(ExitCodes.OK);
     assertThat(hourly.out())
-        .startsWith("added schedule hourly (every PT1H, domain ops); next tick 20");
+        .startsWith("added schedule hourly (every 1h, domain ops); next tick 20");
 
     Cli.Result list = run("schedule", "list");
     assertThat(list.exit()).isEqualTo(ExitCodes.OK);
     List<String> lines = list.out().lines().toList();
     assertThat(lines.get(0)).startsWith("NAME").contains("STATE", "NEXT", "LAST", "DOMAIN");
-    assertThat(lines.get(1)).startsWith("hourly ").contains("active").endsWith(" ops");
-    assertThat(lines.get(2)).isEqualTo("  every PT1H");
+    assertThat(lines.get(1)).startsWith("hourly ").contains(" running ").endsWith(" ops");
+    assertThat(lines.get(2)).isEqualTo("  every 1h");
     assertThat(lines.get(3))
         .startsWith("nightly ")
         .contains(Schedules.upstreamEvent(next))
@@ -107,7 +119,14 @@ class ScheduleCommandsTest {
 
     Cli.Result paused = run("schedule", "pause", "nightly", "--json");
     assertThat(json(paused).get("paused").asBoolean()).isTrue();
-    assertThat(run("schedule", "list").out()).contains("paused");
+    // text and JSON agree: a paused schedule has no next tick (resuming starts after the resume)
+    assertThat(json(paused).get("state").asText()).isEqualTo("paused");
+    assertThat(json(paused).get("next_tick").isNull()).isTrue();
+    JsonNode pausedInList = json(run("schedule", "list", "--json")).get("schedules").get(1);
+    assertThat(pausedInList.get("state").asText()).isEqualTo("paused");
+    assertThat(pausedInList.get("next_tick").isNull()).isTrue();
+    List<String> pausedLines = run("schedule", "list").out().lines().toList();
+    assertThat(pausedLines.get(3)).matches("nightly +paused +paused +- +reports");
     Cli.Result resumed = run("schedule", "resume", "nightly");
     assertThat(resumed.out())
         .startsWith("resumed schedule nightly (cron '30 2 * * *' in America/New_York");
@@ -137,27 +156,44 @@ class ScheduleCommandsTest {
   @Test
   void bad_input_is_a_usage_error_naming_the_field_and_an_unknown_name_a_failure()
       throws Exception {
-    String[] base = {"schedule", "add", "bad", "--domain", "d", "--title", "t"};
-    assertError(ExitCodes.USAGE, "cron: ", with(base, "--cron", "61 * * * *"));
-    assertError(ExitCodes.USAGE, "cron: has 3 fields", with(base, "--cron", "* * *"));
+    String[] base = {"schedule", "add", "bad", "--domain", "d", "--title", "t", "--create"};
+    assertError(ExitCodes.USAGE, "--cron: ", with(base, "--cron", "61 * * * *"));
+    assertError(ExitCodes.USAGE, "--cron: has 3 fields", with(base, "--cron", "* * *"));
     assertError(
         ExitCodes.USAGE,
-        "zone: unknown time zone",
+        "--zone: unknown time zone",
         with(base, "--cron", "* * * * *", "--zone", "Mars/Base"));
     assertError(
         ExitCodes.USAGE,
-        "interval: must be a whole number of seconds",
+        "--every: must be a whole number of seconds",
         with(base, "--every", "1500ms"));
-    assertError(ExitCodes.USAGE, "timing: give --cron or --every", base);
+    assertError(ExitCodes.USAGE, "--cron/--every: give --cron or --every", base);
     assertError(
         ExitCodes.USAGE,
-        "timing: give --cron or --every",
+        "--cron/--every: give --cron or --every",
         with(base, "--every", "1m", "--cron", "* * * * *"));
     assertError(
-        ExitCodes.USAGE, "catch_up: must be 1", with(base, "--every", "1m", "--catch-up", "0"));
+        ExitCodes.USAGE, "--catch-up: must be 1", with(base, "--every", "1m", "--catch-up", "0"));
     assertError(
         ExitCodes.USAGE,
-        "name: must be letters",
+        "--zone: only with --cron",
+        with(base, "--every", "1m", "--zone", "Europe/Berlin"));
+    assertError(
+        ExitCodes.USAGE,
+        "--zone: '+02:00' is a fixed offset, which ignores daylight saving time; give a region id",
+        with(base, "--cron", "0 9 * * *", "--zone", "+02:00"));
+    assertError(
+        ExitCodes.USAGE,
+        "--zone: 'UTC+2' is a fixed offset",
+        with(base, "--cron", "0 9 * * *", "--zone", "UTC+2"));
+    assertError(
+        ExitCodes.USAGE,
+        "--cron: '0 0 30 2 *' never matches: no time after now fits it",
+        with(base, "--cron", "0 0 30 2 *"));
+    assertThat(run("schedule", "list", "--json").out()).isEqualTo("{\"schedules\":[]}\n");
+    assertError(
+        ExitCodes.USAGE,
+        "NAME: must be letters",
         "schedule",
         "add",
         "a b",
@@ -166,16 +202,41 @@ class ScheduleCommandsTest {
         "--title",
         "t",
         "--every",
-        "1m");
+        "1m",
+        "--create");
     assertThat(run(with(base, "--every", "1m")).exit()).isEqualTo(ExitCodes.OK);
     assertError(
         ExitCodes.USAGE,
-        "name: a schedule named 'bad' exists already",
+        "NAME: a schedule named 'bad' exists already",
         with(base, "--every", "1m"));
     assertError(ExitCodes.FAILED, "no schedule named 'none'", "schedule", "pause", "none");
     assertError(ExitCodes.FAILED, "no schedule named 'none'", "schedule", "resume", "none");
     assertError(ExitCodes.FAILED, "no schedule named 'none'", "schedule", "remove", "none");
     assertThat(run("schedule", "remove", "bad").exit()).isEqualTo(ExitCodes.OK);
+  }
+
+  @Test
+  void a_region_zone_utc_and_a_fixed_offset_region_are_accepted() throws Exception {
+    for (String zone : List.of("Europe/Berlin", "UTC", "Etc/GMT-2")) {
+      Cli.Result r =
+          run(
+              "schedule",
+              "add",
+              "z",
+              "--domain",
+              "zones",
+              "--create",
+              "--title",
+              "t",
+              "--cron",
+              "0 9 * * *",
+              "--zone",
+              zone,
+              "--json");
+      assertThat(r.exit()).as(zone + ": " + r.all()).isEqualTo(ExitCodes.OK);
+      assertThat(json(r).get("zone").asText()).isEqualTo(zone);
+      assertThat(run("schedule", "remove", "z").exit()).isZero();
+    }
   }
 
   private static String[] with(String[] base, String... more) {
@@ -198,7 +259,8 @@ class ScheduleCommandsTest {
                     "--title",
                     "T",
                     "--catch-up",
-                    "1000")
+                    "1000",
+                    "--create")
                 .exit())
         .isEqualTo(ExitCodes.OK);
     Thread.sleep(2100); // at least two ticks are due

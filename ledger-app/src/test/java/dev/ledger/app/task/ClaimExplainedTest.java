@@ -157,6 +157,8 @@ class ClaimExplainedTest {
     Cli.Result whitespace = run("task", "file", "--domain", "explain", "--title", "   ", "--json");
     assertThat(whitespace.exit()).isEqualTo(ExitCodes.USAGE);
     assertThat(JSON.readTree(whitespace.out()).get("error").asText())
-        .isEqualTo("title: must not be only whitespace or invisible characters");
+        .isEqualTo(
+            "--title: must not be only whitespace or invisible characters (see 'ledger-app task"
+                + " file --help')");
   }
 }

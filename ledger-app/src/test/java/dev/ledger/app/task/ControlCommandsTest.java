@@ -108,7 +108,7 @@ class ControlCommandsTest {
   }
 
   @Test
-  void bad_limits_are_usage_errors_naming_the_field_in_text_and_json() throws Exception {
+  void bad_limits_are_usage_errors_naming_the_option_in_text_and_json() throws Exception {
     assertThat(run("task", "file", "--domain", "badlim", "--title", "a").exit()).isZero();
     String[][] cases = {
       {"--concurrency", "0"},
@@ -119,7 +119,15 @@ class ControlCommandsTest {
       {},
       {"--clear", "--concurrency", "2"}
     };
-    String[] fields = {"maxClaimed", "rate", "rate", "rate", "ratePeriod", "concurrency", "clear"};
+    String[] fields = {
+      "--concurrency: must be 1 to 1000000, was 0",
+      "--rate: N must be a whole number",
+      "--rate: must be N/PERIOD",
+      "--rate: PERIOD must be a duration",
+      "--rate: must be 100ms to 24h, was 10ms",
+      "--concurrency/--rate: give",
+      "--clear: clears both limits"
+    };
     for (int i = 0; i < cases.length; i++) {
       String[] args = new String[4 + cases[i].length];
       args[0] = "domain";
@@ -132,7 +140,7 @@ class ControlCommandsTest {
       assertThat(r.json().get("error").asText()).as(String.join(" ", args)).startsWith(fields[i]);
     }
     Run text = run("domain", "limit", "badlim", "--concurrency", "0");
-    assertThat(text.err()).startsWith("error: maxClaimed");
+    assertThat(text.err()).startsWith("error: --concurrency: must be 1 to 1000000, was 0");
     assertThat(run("domains").out()).doesNotContain("controls:");
   }
 }
