@@ -36,7 +36,7 @@ class FeedCommandTest {
   /** Runs until the consumer's output has {@code n} lines (the watermark may lag a moment). */
   private static List<JsonNode> drain(String consumer, String domain, int n) throws Exception {
     List<JsonNode> lines = new ArrayList<>();
-    long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+    long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
     while (lines.size() < n && System.nanoTime() < end) {
       Cli.Result r =
           Cli.run(
@@ -126,7 +126,7 @@ class FeedCommandTest {
       for (int i = 0; i < 3; i++) {
         ledger.fileAndAdmit(TaskSpec.builder("followed", "task " + i).build());
       }
-      long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+      long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
       while (lines(dir.resolve("feed.out")) < 6 && System.nanoTime() < end) {
         assertThat(p.isAlive()).as(Files.readString(dir.resolve("feed.err"))).isTrue();
         Thread.sleep(50);
