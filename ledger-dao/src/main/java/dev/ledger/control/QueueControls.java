@@ -119,35 +119,18 @@ public final class QueueControls {
    * @return the grant, or empty when no control is set (the claim runs ungated)
    */
   public Optional<Grant> open(DSLContext ctx, int max) {
-    // the lock and the count in one round trip: two statements in one string, which the driver
-    // sends together and the server runs one after the other, each with a snapshot of its own
-    // (READ COMMITTED), so the count, taken after the lock was granted, sees every claim and
-    // completion committed before it. The count's time is read before the lock: a lease that ran
-    // out while the lock was awaited is still counted, which can only hold a claim back, never
-    // let one more through. Values are inlined (a time and the status, never the caller's text).
-    Instant before = engine.now();
-    String lock =
-        ctx.renderInlined(
-            ctx.selectFrom(QUEUE_CONTROLS).where(QUEUE_CONTROLS.ACTIVE.isTrue()).forUpdate());
-    String count =
-        ctx.renderInlined(
-            ctx.selectCount()
-                .from(TASKS)
-                .where(TASKS.STATUS.eq(DSL.inline(CLAIMED)))
-                .and(TASKS.LEASE_UNTIL.ge(DSL.inline(before, TASKS.LEASE_UNTIL))));
-    org.jooq.Results results = ctx.fetchMany(lock + ";\n" + count);
-    org.jooq.Result<org.jooq.Record> locked = results.get(0);
-    if (locked.isEmpty()) {
+    QueueControlsRecord row =
+        ctx.selectFrom(QUEUE_CONTROLS).where(QUEUE_CONTROLS.ACTIVE.isTrue()).forUpdate().fetchOne();
+    if (row == null) {
       return Optional.empty();
     }
-    QueueControlsRecord row = locked.get(0).into(QUEUE_CONTROLS);
     if (Boolean.TRUE.equals(row.getPaused())) {
       return Optional.of(new Grant(0, Hold.PAUSED, PAUSED_RECHECK, engine.now(), row));
     }
     int allowed = max;
     Hold hold = null;
     Duration recheck = Duration.ZERO;
-    int claimed = results.get(1).get(0).get(0, Integer.class);
+    int claimed = row.getMaxClaimed() == null ? 0 : claimedNow(ctx, engine.now());
     // the claim's time, read after the lock and the count: the claimed events of a domain's
     // controlled claims are in their order, and every task the count saw ended (its completion
     // committed before the count) carries an earlier time than the claims the count let through,
