@@ -34,8 +34,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *   <li>gauges {@code ledger.queue.held} (tagged {@code control}: paused, concurrency, rate): 1
  *       while the pool's last claim of the domain was held back by that queue control, else 0
  *       (docs/controls.md);
- *   <li>gauges of the queue controls as set, sampled with the depth: {@code ledger.queue.paused}
- *       (1 or 0), {@code ledger.queue.max.claimed}, {@code ledger.queue.rate.claims}, {@code
+ *   <li>gauges of the queue controls as set, sampled with the depth: {@code ledger.queue.paused} (1
+ *       or 0), {@code ledger.queue.max.claimed}, {@code ledger.queue.rate.claims}, {@code
  *       ledger.queue.rate.period.ms} (each -1 when not set) and {@code ledger.queue.claimed} (tasks
  *       claimed with a live lease).
  * </ul>
@@ -191,7 +191,8 @@ public final class MicrometerWorkerMetrics implements WorkerMetrics {
             k -> {
               AtomicLong v = new AtomicLong();
               Gauge.builder(name, v, AtomicLong::doubleValue)
-                  .description("a queue control of the domain as set (-1: none), sampled every 15 s")
+                  .description(
+                      "a queue control of the domain as set (-1: none), sampled every 15 s")
                   .tag("domain", domain)
                   .register(registry);
               return v;

@@ -120,11 +120,18 @@ class ScheduledPoolsTest {
                         "every-second", "procs", Timing.every(Duration.ofSeconds(1)), "Tick")
                     .catchUp(1000)
                     .build());
-    long start = System.nanoTime();
     Instant lastKill;
     try (WorkerProcess a = start("w-a");
         WorkerProcess b = start("w-b");
         WorkerProcess c = start("w-c")) {
+      // the 60 s run from the first tick filed on: a JVM's start takes seconds, on a loaded
+      // machine tens of seconds (bounded: 3 minutes)
+      long firstBy = System.nanoTime() + Duration.ofMinutes(3).toNanos();
+      while (ledger.withOrigin("procs", Schedules.origin("every-second")).isEmpty()) {
+        assertThat(System.nanoTime()).as("a first tick filed within 3 minutes").isLessThan(firstBy);
+        Thread.sleep(100);
+      }
+      long start = System.nanoTime();
       sleepUntil(start, 16);
       assertThat(a.kill()).as(a.describe()).isEqualTo(137);
       sleepUntil(start, 22);
