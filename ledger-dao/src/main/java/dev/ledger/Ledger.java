@@ -269,6 +269,32 @@ public final class Ledger extends LedgerOperations {
   }
 
   /**
+   * Whether the most recent claim of a domain through this {@code Ledger} (any thread: {@link
+   * #claimNext}, {@link #claimBatch}, a worker pool's) was held back by the domain's queue
+   * controls, and by which: a caller whose claim came back empty tells "paused", "at its
+   * concurrency limit" and "rate limited" apart from "nothing claimable". Read from memory, no
+   * database access; claims by other {@code Ledger} instances or processes are not seen, and a
+   * claim by id ({@link #claim(String, Claimer)}) says why in its {@link WrongStateException}
+   * instead.
+   *
+   * @param domain the domain
+   * @return the hold, or empty when the last claim was not held back (or none was made)
+   * @throws InvalidInputException naming {@code domain}
+   */
+  public java.util.Optional<ClaimHold> claimHold(String domain) {
+    Validation.domain(domain);
+    return ops.claims.heldBack(domain).map(h -> new ClaimHold(reason(h.why()), h.recheck()));
+  }
+
+  private static ClaimHold.Reason reason(dev.ledger.control.QueueControls.Hold why) {
+    return switch (why) {
+      case PAUSED -> ClaimHold.Reason.PAUSED;
+      case CONCURRENCY -> ClaimHold.Reason.CONCURRENCY_LIMIT;
+      case RATE -> ClaimHold.Reason.RATE_LIMIT;
+    };
+  }
+
+  /**
    * Reads a domain's controls and how many of its tasks are claimed now (one read of the controls'
    * row and one count of the claimed tasks).
    *

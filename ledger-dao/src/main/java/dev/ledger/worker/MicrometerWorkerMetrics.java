@@ -1,5 +1,6 @@
 package dev.ledger.worker;
 
+import dev.ledger.DomainControls;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
@@ -32,7 +33,11 @@ import java.util.concurrent.atomic.AtomicLong;
  *       with one grouped count per domain;
  *   <li>gauges {@code ledger.queue.held} (tagged {@code control}: paused, concurrency, rate): 1
  *       while the pool's last claim of the domain was held back by that queue control, else 0
- *       (docs/controls.md).
+ *       (docs/controls.md);
+ *   <li>gauges of the queue controls as set, sampled with the depth: {@code ledger.queue.paused} (1
+ *       or 0), {@code ledger.queue.max.claimed}, {@code ledger.queue.rate.claims}, {@code
+ *       ledger.queue.rate.period.ms} (each -1 when not set) and {@code ledger.queue.claimed} (tasks
+ *       claimed with a live lease).
  * </ul>
  *
  * <p>And, untagged: gauge {@code ledger.worker.outages}, the pools of these metrics whose claims
@@ -50,6 +55,7 @@ public final class MicrometerWorkerMetrics implements WorkerMetrics {
   private final Map<String, AtomicLong> depths = new ConcurrentHashMap<>();
   private final Map<String, AtomicLong> filed = new ConcurrentHashMap<>();
   private final Map<String, AtomicLong> held = new ConcurrentHashMap<>();
+  private final Map<String, AtomicLong> controls = new ConcurrentHashMap<>();
 
   /** The controls {@code ledger.queue.held} is tagged with. */
   private static final List<String> HELD_CONTROLS = List.of("paused", "concurrency", "rate");
@@ -164,6 +170,34 @@ public final class MicrometerWorkerMetrics implements WorkerMetrics {
               })
           .set(c.equals(control) ? 1 : 0);
     }
+  }
+
+  @Override
+  public void controls(DomainControls c) {
+    gauge("ledger.queue.paused", c.domain(), c.paused() ? 1 : 0);
+    gauge("ledger.queue.max.claimed", c.domain(), c.maxClaimed() == null ? -1 : c.maxClaimed());
+    gauge("ledger.queue.rate.claims", c.domain(), c.rateClaims() == null ? -1 : c.rateClaims());
+    gauge(
+        "ledger.queue.rate.period.ms",
+        c.domain(),
+        c.ratePeriod() == null ? -1 : c.ratePeriod().toMillis());
+    gauge("ledger.queue.claimed", c.domain(), c.claimedNow());
+  }
+
+  private void gauge(String name, String domain, long value) {
+    controls
+        .computeIfAbsent(
+            name + "\u0000" + domain,
+            k -> {
+              AtomicLong v = new AtomicLong();
+              Gauge.builder(name, v, AtomicLong::doubleValue)
+                  .description(
+                      "a queue control of the domain as set (-1: none), sampled every 15 s")
+                  .tag("domain", domain)
+                  .register(registry);
+              return v;
+            })
+        .set(value);
   }
 
   @Override

@@ -30,6 +30,7 @@ abstract class PoolBuilder<B extends PoolBuilder<B>> {
   WorkerMetrics metrics = WorkerMetrics.NONE;
   boolean logTaskText;
   Duration handlerTimeout;
+  java.util.function.Function<? super dev.ledger.Task, Duration> handlerTimeoutOf;
 
   /** Shortest handler timeout. */
   static final Duration MIN_HANDLER_TIMEOUT = Duration.ofMillis(10);
@@ -244,15 +245,45 @@ abstract class PoolBuilder<B extends PoolBuilder<B>> {
    * @throws InvalidInputException naming {@code handler_timeout}
    */
   public B handlerTimeout(Duration timeout) {
-    if (timeout != null
-        && (timeout.compareTo(MIN_HANDLER_TIMEOUT) < 0
-            || timeout.compareTo(MAX_HANDLER_TIMEOUT) > 0)) {
+    if (timeout != null) {
+      checkHandlerTimeout(timeout);
+    }
+    this.handlerTimeout = timeout;
+    return self();
+  }
+
+  /**
+   * A handler timeout per task: {@code choose} is called on the worker thread with each claimed
+   * task just before its handler runs, and returns that task's timeout (10 ms to 1 day) or null for
+   * the pool's {@link #handlerTimeout} (which may be none). Past it the run ends as {@link
+   * #handlerTimeout} describes, with the chosen timeout in the error ({@code timed out after PT2S
+   * (the handler was interrupted)}): retried after its backoff, a dead letter at the task's last
+   * attempt. Choose from what the task carries: its requirements, label, title, origin (a
+   * schedule's tasks are filed from {@code schedule:<name>}). When {@code choose} throws, or
+   * returns a timeout out of range, the attempt fails without running the handler, with the error
+   * {@code handler timeout: ...} (a bug in {@code choose} is retried like any failure). Called on
+   * several worker threads at once: it must be thread-safe and quick (no I/O).
+   *
+   * @param choose the timeout of each task, or null to use the pool's for every task (the default)
+   * @return this
+   */
+  public B handlerTimeoutOf(java.util.function.Function<? super dev.ledger.Task, Duration> choose) {
+    this.handlerTimeoutOf = choose;
+    return self();
+  }
+
+  /**
+   * Checks a handler timeout against its bounds.
+   *
+   * @param timeout the timeout, not null
+   * @throws InvalidInputException naming {@code handler_timeout} when out of range
+   */
+  static void checkHandlerTimeout(Duration timeout) {
+    if (timeout.compareTo(MIN_HANDLER_TIMEOUT) < 0 || timeout.compareTo(MAX_HANDLER_TIMEOUT) > 0) {
       throw new InvalidInputException(
           "handler_timeout",
           "must be " + MIN_HANDLER_TIMEOUT + " to " + MAX_HANDLER_TIMEOUT + ", was " + timeout);
     }
-    this.handlerTimeout = timeout;
-    return self();
   }
 
   /**
@@ -273,6 +304,7 @@ abstract class PoolBuilder<B extends PoolBuilder<B>> {
         shutdownTimeout,
         metrics,
         logTaskText,
-        handlerTimeout);
+        handlerTimeout,
+        handlerTimeoutOf);
   }
 }

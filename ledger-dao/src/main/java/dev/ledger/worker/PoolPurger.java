@@ -26,9 +26,18 @@ final class PoolPurger {
   /** The longest period. */
   static final Duration MAX_PERIOD = Duration.ofDays(1);
 
+  /**
+   * One domain to purge in one ledger.
+   *
+   * @param where how log lines name the ledger ({@code tenant acme}), or empty for a pool's own
+   * @param ledger the ledger, or null when it could not be had (then {@code failure} says why)
+   * @param domain the domain
+   * @param failure why the ledger could not be had, or null
+   */
+  record Target(String where, Ledger ledger, String domain, RuntimeException failure) {}
+
   private final Logger log;
-  private final Ledger ledger;
-  private final List<String> domains;
+  private final java.util.function.Supplier<List<Target>> targets;
   private final Duration every;
   private volatile boolean closing;
   private ScheduledExecutorService timer;
@@ -46,9 +55,16 @@ final class PoolPurger {
    * @param every the period; null for no purging (the default)
    */
   PoolPurger(Logger log, Ledger ledger, List<String> domains, Duration every) {
+    this(log, () -> domains.stream().map(d -> new Target("", ledger, d, null)).toList(), every);
+  }
+
+  /**
+   * @param targets what to purge, asked at each run (a tenant pool's tenants change)
+   * @param every the period; null for no purging (the default)
+   */
+  PoolPurger(Logger log, java.util.function.Supplier<List<Target>> targets, Duration every) {
     this.log = log;
-    this.ledger = ledger;
-    this.domains = List.copyOf(domains);
+    this.targets = targets;
     this.every = every;
   }
 
@@ -70,12 +86,26 @@ final class PoolPurger {
 
   /** One round over the pool's domains. */
   void runOnce() {
-    Retention retention = ledger.retention();
-    for (String domain : domains) {
+    List<Target> round;
+    try {
+      round = targets.get();
+    } catch (RuntimeException e) {
+      log.warn(
+          "ledger retention: listing what to purge failed, tried again in {}: {}",
+          every,
+          e.toString());
+      return;
+    }
+    for (Target target : round) {
       if (closing) {
         return;
       }
+      String domain = target.domain();
       try {
+        if (target.failure() != null) {
+          throw target.failure();
+        }
+        Retention retention = target.ledger().retention();
         boolean set = retention.get(domain).flatMap(RetentionSetting::retention).isPresent();
         if (!set) {
           continue;
@@ -91,8 +121,9 @@ final class PoolPurger {
                 });
         if (r.tasksRemoved() > 0) {
           log.info(
-              "ledger retention: domain {}: {} tasks, {} events removed in {} batches, {} ms",
+              "ledger retention: domain {}{}: {} tasks, {} events removed in {} batches, {} ms",
               domain,
+              target.where().isEmpty() ? "" : " of " + target.where(),
               r.tasksRemoved(),
               r.eventsRemoved(),
               r.batches(),
@@ -102,8 +133,9 @@ final class PoolPurger {
         return;
       } catch (RuntimeException e) {
         log.warn(
-            "ledger retention: the purge of domain {} failed, tried again in {}: {}",
+            "ledger retention: the purge of domain {}{} failed, tried again in {}: {}",
             domain,
+            target.where().isEmpty() ? "" : " of " + target.where(),
             every,
             e.toString());
       }

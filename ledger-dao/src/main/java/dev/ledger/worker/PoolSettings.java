@@ -19,6 +19,8 @@ import java.util.List;
  * @param logTaskText whether log lines may carry a failure's text (the handler's message)
  * @param handlerTimeout how long a handler may run before it is interrupted and its attempt fails
  *     as timed out, or null for no limit
+ * @param handlerTimeoutOf each task's own handler timeout (null from it: {@code handlerTimeout}),
+ *     or null when every task takes {@code handlerTimeout}
  */
 record PoolSettings(
     String holder,
@@ -31,4 +33,5 @@ record PoolSettings(
     Duration shutdownTimeout,
     WorkerMetrics metrics,
     boolean logTaskText,
-    Duration handlerTimeout) {}
+    Duration handlerTimeout,
+    java.util.function.Function<? super dev.ledger.Task, Duration> handlerTimeoutOf) {}

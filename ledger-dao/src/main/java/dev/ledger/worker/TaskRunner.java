@@ -151,6 +151,9 @@ final class TaskRunner {
   /** How long a handler may run, or null ({@link PoolBuilder#handlerTimeout}). */
   private final Duration handlerTimeout;
 
+  /** Each task's own handler timeout, or null ({@link PoolBuilder#handlerTimeoutOf}). */
+  private final java.util.function.Function<? super Task, Duration> handlerTimeoutOf;
+
   /** Whether log lines may carry a failure's text ({@link PoolBuilder#logTaskText}). */
   private final boolean logTaskText;
 
@@ -170,6 +173,7 @@ final class TaskRunner {
     this.metrics = settings.metrics();
     this.logTaskText = settings.logTaskText();
     this.handlerTimeout = settings.handlerTimeout();
+    this.handlerTimeoutOf = settings.handlerTimeoutOf();
     this.pool = pool;
   }
 
@@ -406,8 +410,15 @@ final class TaskRunner {
       long t0 = System.nanoTime();
       Outcome outcome;
       String errorClass = RETURNED_FAILURE;
-      HandlerTimeout timeout =
-          handlerTimeout == null ? null : HandlerTimeout.arm(timers, handlerTimeout, r);
+      Duration limit;
+      try {
+        limit = timeoutOf(task);
+      } catch (RuntimeException e) {
+        // the chooser's bug fails the attempt like a handler's, before the handler runs
+        record(r, ctx, Outcome.failed("handler timeout: " + describe(e)), null, "handler timeout");
+        return;
+      }
+      HandlerTimeout timeout = limit == null ? null : HandlerTimeout.arm(timers, limit, r);
       boolean timedOut = false;
       try {
         outcome = pool.handle(r, task, ctx);
@@ -432,8 +443,7 @@ final class TaskRunner {
         r.finish();
       }
       if (timedOut) {
-        outcome =
-            Outcome.failed("timed out after " + handlerTimeout + " (the handler was interrupted)");
+        outcome = Outcome.failed("timed out after " + limit + " (the handler was interrupted)");
         errorClass = TIMED_OUT;
       }
       Duration took = Duration.ofNanos(System.nanoTime() - t0);
@@ -713,6 +723,25 @@ final class TaskRunner {
     closed = true;
     completer.stop(Duration.ofSeconds(5));
     return clean;
+  }
+
+  /**
+   * The handler timeout of one task: its own ({@link PoolBuilder#handlerTimeoutOf}), else the
+   * pool's; null for none.
+   *
+   * @throws RuntimeException what the chooser threw, or {@link dev.ledger.InvalidInputException}
+   *     naming {@code handler_timeout} when it chose a timeout out of range
+   */
+  private Duration timeoutOf(Task task) {
+    if (handlerTimeoutOf == null) {
+      return handlerTimeout;
+    }
+    Duration chosen = handlerTimeoutOf.apply(task);
+    if (chosen == null) {
+      return handlerTimeout;
+    }
+    PoolBuilder.checkHandlerTimeout(chosen);
+    return chosen;
   }
 
   /**

@@ -50,7 +50,10 @@ import org.slf4j.LoggerFactory;
  * can come back empty while work waits, its candidates locked by transactions finishing others); a
  * tenant with work is asked on each of its turns. Delayed tasks (retries, {@code notBefore}) are
  * admitted at their time, and every 5 poll intervals a tenant's delayed tasks filed by others are
- * looked for.
+ * looked for. The domain's due schedule ticks are filed in each tenant as a {@link WorkerPool}
+ * files its own (its next tick read about once a second, filed when due, each tick once however
+ * many processes run), and {@link Builder#purgeEvery} purges each tenant's domain that has a
+ * retention.
  *
  * <p>Tasks run as in a {@link WorkerPool}, by the same code: a turn claims in one statement ({@link
  * WorkerPort#claimTasks}); each running task's lease is extended every third of the lease, a
@@ -92,6 +95,10 @@ public final class TenantWorkerPool implements AutoCloseable {
   private static final class Slot {
     long nextClaim = System.nanoTime();
     long nextDueCheck = System.nanoTime();
+
+    /** When to look at the tenant's due schedule ticks again ({@link TickFiler}). */
+    long nextTickCheck = System.nanoTime();
+
     int inFlight;
     int empty;
     boolean idle = true;
@@ -102,6 +109,7 @@ public final class TenantWorkerPool implements AutoCloseable {
   }
 
   private final WorkerMetrics metrics;
+  private final PoolPurger purger;
 
   private TenantWorkerPool(Builder b) {
     PoolSettings settings = b.settings("tenants-" + ProcessHandle.current().pid());
@@ -118,6 +126,20 @@ public final class TenantWorkerPool implements AutoCloseable {
     this.shutdownTimeout = settings.shutdownTimeout();
     this.permits = new Semaphore(concurrency);
     this.runner = new TaskRunner(LOG, "ledger tenant worker", settings, new Hooks());
+    this.purger = new PoolPurger(LOG, this::purgeTargets, b.purgeEvery);
+  }
+
+  /** The pool's domain in each tenant served now (a tenant refused: its failure, logged). */
+  private List<PoolPurger.Target> purgeTargets() {
+    List<PoolPurger.Target> out = new ArrayList<>();
+    for (String tenant : directory.served()) {
+      try {
+        out.add(new PoolPurger.Target("tenant " + tenant, directory.ledger(tenant), domain, null));
+      } catch (RuntimeException e) {
+        out.add(new PoolPurger.Target("tenant " + tenant, null, domain, e));
+      }
+    }
+    return out;
   }
 
   /** What the shared execution path asks of this pool. */
@@ -214,6 +236,7 @@ public final class TenantWorkerPool implements AutoCloseable {
     dispatcher = new Thread(this::dispatch, prefix + "-claim");
     dispatcher.setDaemon(true);
     dispatcher.start();
+    purger.start(prefix);
     LOG.info(
         "ledger tenant worker {} started: domain {} over {} tenants, concurrency {}, quantum {},"
             + " at most {} per tenant, lease {}, poll {}",
@@ -251,6 +274,7 @@ public final class TenantWorkerPool implements AutoCloseable {
    */
   private boolean turnOverTenants() {
     List<String> tenants = order(follow(directory.served()));
+    fileTicks(tenants);
     long now = System.nanoTime();
     List<String> eligible = new ArrayList<>();
     synchronized (signal) {
@@ -332,6 +356,44 @@ public final class TenantWorkerPool implements AutoCloseable {
     out.addAll(sorted.subList(i, sorted.size()));
     out.addAll(sorted.subList(0, i));
     return out;
+  }
+
+  /**
+   * Files the due schedule ticks of each tenant whose check time has come ({@link TickFiler}); a
+   * tenant that got tasks is claimed from at once. A tenant the directory refuses is looked at
+   * again a second later.
+   */
+  private void fileTicks(List<String> tenants) {
+    for (String tenant : tenants) {
+      if (stopping) {
+        return;
+      }
+      synchronized (signal) {
+        Slot s = slots.get(tenant);
+        if (s == null || System.nanoTime() - s.nextTickCheck < 0) {
+          continue;
+        }
+      }
+      TickFiler.Result r;
+      try {
+        r = TickFiler.fileDue(LOG, holder, tenant, directory.ledger(tenant), domain);
+      } catch (RuntimeException e) {
+        // the tenant is unavailable: its claims say so (refused); look again a second later
+        r = new TickFiler.Result(0, Instant.now().plus(TickFiler.RECHECK));
+      }
+      long at =
+          System.nanoTime() + Math.max(0, Duration.between(Instant.now(), r.nextCheck()).toNanos());
+      synchronized (signal) {
+        Slot s = slots.get(tenant);
+        if (s != null) {
+          s.nextTickCheck = at;
+          if (r.filed() > 0) {
+            s.nextClaim = System.nanoTime();
+            s.empty = 0;
+          }
+        }
+      }
+    }
   }
 
   /** One turn: claims up to {@code ask} tasks of a tenant and hands them to threads. */
@@ -449,6 +511,9 @@ public final class TenantWorkerPool implements AutoCloseable {
     synchronized (signal) {
       long now = System.nanoTime();
       long wait = pollInterval.toNanos();
+      for (Slot s : slots.values()) {
+        wait = Math.min(wait, Math.max(0, s.nextTickCheck - now));
+      }
       if (permits.availablePermits() > 0) {
         for (Slot s : slots.values()) {
           if (s.inFlight < perTenant) {
@@ -508,6 +573,7 @@ public final class TenantWorkerPool implements AutoCloseable {
       signal.notifyAll();
     }
     TaskRunner.join(dispatcher, Duration.ofSeconds(30));
+    purger.close();
     boolean clean = runner.stop(timeout);
     LOG.info("ledger tenant worker {} stopped{}", holder, clean ? "" : " (some tasks released)");
     return clean;
@@ -520,6 +586,7 @@ public final class TenantWorkerPool implements AutoCloseable {
     private TenantTaskHandler handler;
     private int quantum = 1;
     private int perTenant;
+    private Duration purgeEvery;
 
     private Builder(TenantDirectory directory) {
       super(Duration.ofSeconds(1));
@@ -572,6 +639,27 @@ public final class TenantWorkerPool implements AutoCloseable {
         throw new InvalidInputException("max_per_tenant", "must be at least 1, was " + tasks);
       }
       this.perTenant = tasks;
+      return this;
+    }
+
+    /**
+     * Purges the domain in every tenant served, when the tenant's ledger gives it a retention,
+     * every {@code period}, on a thread of its own ({@link dev.ledger.retention.Retention#purge},
+     * docs/retention.md); the first purge one period after the start. Off by default; every process
+     * may turn it on (concurrent purges of a domain skip each other). A tenant the directory
+     * refuses is logged and tried again next period.
+     *
+     * @param period 1 second to 1 day; minutes suit most domains
+     * @return this
+     * @throws InvalidInputException naming {@code purge_every} when out of range or null
+     */
+    public Builder purgeEvery(Duration period) {
+      if (period == null
+          || period.compareTo(PoolPurger.MIN_PERIOD) < 0
+          || period.compareTo(PoolPurger.MAX_PERIOD) > 0) {
+        throw new InvalidInputException("purge_every", "must be 1 second to 1 day");
+      }
+      this.purgeEvery = period;
       return this;
     }
 

@@ -109,6 +109,13 @@ public interface WorkerMetrics {
   default void depth(String domain, java.util.Map<String, Long> counts) {}
 
   /**
+   * A domain's queue controls as set, sampled with {@link #depth} (when {@link #wantsDepth}).
+   *
+   * @param controls the domain's controls and its tasks claimed now, not null
+   */
+  default void controls(dev.ledger.DomainControls controls) {}
+
+  /**
    * After each claim of a domain: whether the domain's queue controls held it back, and by which
    * (see {@link WorkerPort#heldBack}).
    *

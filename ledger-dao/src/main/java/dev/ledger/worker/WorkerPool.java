@@ -610,6 +610,7 @@ public final class WorkerPool implements AutoCloseable {
         Map<String, Long> counts = new LinkedHashMap<>();
         ledger.countByStatus(d).forEach((k, v) -> counts.put(k.wire(), v));
         metrics.depth(d, counts);
+        metrics.controls(ledger.controls(d));
       } catch (RuntimeException e) {
         LOG.debug("ledger worker {}: sampling {} failed", holder, d, e);
       }

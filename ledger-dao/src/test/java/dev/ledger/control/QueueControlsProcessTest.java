@@ -29,8 +29,7 @@ import org.junit.jupiter.api.io.TempDir;
  * The cluster-wide limits across worker JVMs ({@code LedgerWorkerMain pool}): a concurrency limit
  * of 3 under four processes of eight threads each, sampled every few milliseconds while they run
  * and proved from the event log afterwards; a rate limit of 10 per second across three processes
- * for 12 s (the issue says 30 s; 12 s keeps the slow phase short and holds the same windows), no
- * one-second window of claimed events above 10.
+ * for 30 s, as the issue asks, no one-second window of claimed events above 10.
  */
 // slow (worker JVMs for tens of seconds): run on purpose, -Dledger.test.groups=slow
 @Tag("slow")
@@ -89,7 +88,11 @@ class QueueControlsProcessTest {
       for (int p = 0; p < 4; p++) {
         workers.add(pool("c" + p, domain, 8, 20));
       }
-      awaitCompleted(domain, tasks, Duration.ofMinutes(3), workers);
+      awaitCompleted(
+          domain,
+          tasks,
+          Duration.ofMinutes(8),
+          workers); // bounded, not timed: a loaded machine is slow
     } finally {
       sampling.set(false);
       sampler.join(10_000);
@@ -141,13 +144,13 @@ class QueueControlsProcessTest {
       for (int p = 0; p < 3; p++) {
         workers.add(pool("r" + p, domain, 4, 5));
       }
-      // from the first claim on (a JVM's start takes seconds on a loaded machine), 12 s
+      // from the first claim on (a JVM's start takes seconds on a loaded machine), 30 s
       long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
       while (claimTimes(schema).isEmpty() && System.nanoTime() < deadline) {
         Thread.sleep(100);
       }
       assertThat(claimTimes(schema)).as("a first claim").isNotEmpty();
-      Thread.sleep(12_000);
+      Thread.sleep(30_000);
       for (WorkerProcess w : workers) {
         assertThat(w.process().isAlive()).as(w.describe()).isTrue();
       }
@@ -155,7 +158,7 @@ class QueueControlsProcessTest {
       workers.forEach(WorkerProcess::close);
     }
     List<Long> at = claimTimes(schema);
-    // 12 s at 10 per second: well over a hundred claims on a quiet machine; a loose floor, so
+    // 30 s at 10 per second: up to 300 claims (400 filed); a loose floor, so
     // only the limit itself is asserted tightly
     assertThat(at.size()).isGreaterThan(20);
     at.sort(Long::compare);

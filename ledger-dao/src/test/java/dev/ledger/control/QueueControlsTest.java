@@ -3,6 +3,7 @@ package dev.ledger.control;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.ledger.ClaimHold;
 import dev.ledger.Claimer;
 import dev.ledger.DomainControls;
 import dev.ledger.InvalidInputException;
@@ -57,6 +58,8 @@ class QueueControlsTest {
     assertThat(after.claimedNow()).isEqualTo(1);
     assertThat(ledger.claimBatch("paused", ME, 10)).isEmpty();
     assertThat(ledger.worker().heldBack("paused")).map(Map.Entry::getKey).contains("paused");
+    assertThat(ledger.claimHold("paused"))
+        .contains(new ClaimHold(ClaimHold.Reason.PAUSED, QueueControls.PAUSED_RECHECK));
     assertThatThrownBy(() -> ledger.claim(ids.get(2), ME))
         .isInstanceOf(WrongStateException.class)
         .hasMessageContaining("its domain is paused");
@@ -72,6 +75,10 @@ class QueueControlsTest {
         .extracting(Lease::taskId)
         .containsExactlyInAnyOrder(ids.get(1), ids.get(2), filed);
     assertThat(ledger.worker().heldBack("paused")).isEmpty();
+    assertThat(ledger.claimHold("paused")).isEmpty();
+    // nothing claimable and nothing held back: no hold either
+    assertThat(ledger.claimBatch("paused", ME, 10)).isEmpty();
+    assertThat(ledger.claimHold("paused")).isEmpty();
   }
 
   @Test
@@ -88,6 +95,8 @@ class QueueControlsTest {
     assertThat(second).hasSize(1);
     assertThat(third).isEmpty();
     assertThat(ledger.worker().heldBack("limited")).map(Map.Entry::getKey).contains("concurrency");
+    assertThat(ledger.claimHold("limited"))
+        .contains(new ClaimHold(ClaimHold.Reason.CONCURRENCY_LIMIT, QueueControls.LIMITED_RECHECK));
     assertThat(ledger.controls("limited").claimedNow()).isEqualTo(3);
 
     ledger.complete(first.get(0), "done");
@@ -121,6 +130,9 @@ class QueueControlsTest {
     assertThat(ledger.claimBatch("rated", ME, 10)).isEmpty();
     Optional<Map.Entry<String, Duration>> held = ledger.worker().heldBack("rated");
     assertThat(held).map(Map.Entry::getKey).contains("rate");
+    assertThat(ledger.claimHold("rated"))
+        .map(ClaimHold::reason)
+        .contains(ClaimHold.Reason.RATE_LIMIT);
     assertThat(held.orElseThrow().getValue())
         .isBetween(Duration.ofMillis(10), Duration.ofSeconds(1));
 

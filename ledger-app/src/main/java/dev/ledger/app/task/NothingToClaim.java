@@ -1,6 +1,7 @@
 package dev.ledger.app.task;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.ledger.ClaimHold;
 import dev.ledger.DomainControls;
 import dev.ledger.Label;
 import dev.ledger.Ledger;
@@ -37,6 +38,8 @@ import java.util.TreeMap;
  * @param claimable tasks that meet every condition now (filed or released after the claim)
  * @param controls the domain's queue controls (a pause or a reached limit holds claims back), or
  *     null for an unknown domain
+ * @param hold why the claim itself was held back by the controls ({@link Ledger#claimHold}), or
+ *     null when it was not: then {@code claimable} tasks are held back, not "try again"
  */
 record NothingToClaim(
     String domain,
@@ -49,7 +52,8 @@ record NothingToClaim(
     int leased,
     Instant leasedUntil,
     int claimable,
-    DomainControls controls) {
+    DomainControls controls,
+    ClaimHold hold) {
 
   /**
    * Reads why nothing is claimable.
@@ -64,7 +68,7 @@ record NothingToClaim(
   static NothingToClaim explain(
       Ledger ledger, String domain, Collection<String> can, Label handling, Instant now) {
     if (!ledger.domains().contains(domain)) {
-      return new NothingToClaim(domain, false, 0, Map.of(), Map.of(), 0, 0, 0, null, 0, null);
+      return new NothingToClaim(domain, false, 0, Map.of(), Map.of(), 0, 0, 0, null, 0, null, null);
     }
     int proposed = ledger.list(domain, Status.PROPOSED).size();
     Map<String, Integer> missing = new TreeMap<>();
@@ -118,7 +122,8 @@ record NothingToClaim(
         leased,
         leasedUntil,
         claimable,
-        ledger.controls(domain));
+        ledger.controls(domain),
+        ledger.claimHold(domain).orElse(null));
   }
 
   private static boolean completed(Ledger ledger, String id) {
@@ -166,7 +171,9 @@ record NothingToClaim(
     if (proposed > 0) {
       why.add(proposed + " " + (proposed == 1 ? "is" : "are") + " not admitted (task admit ID)");
     }
-    if (claimable > 0) {
+    if (claimable > 0 && hold != null) {
+      why.add(claimable + " claimable, held back by the control");
+    } else if (claimable > 0) {
       why.add(claimable + " became claimable since (try again)");
     }
     if (why.isEmpty()) {
@@ -181,6 +188,24 @@ record NothingToClaim(
    * it is named).
    */
   private String heldBy() {
+    if (hold != null && hold.reason() == ClaimHold.Reason.RATE_LIMIT) {
+      return hold.describe()
+          + " ("
+          + (controls == null ? "" : "at most " + controls.rateText() + " claims; ")
+          + "try again in "
+          + hold.retryAfter().toMillis()
+          + " ms)";
+    }
+    if (hold != null && hold.reason() == ClaimHold.Reason.CONCURRENCY_LIMIT && controls != null) {
+      return "the domain's concurrency limit is reached ("
+          + controls.claimedNow()
+          + " of at most "
+          + controls.maxClaimed()
+          + " claimed)";
+    }
+    if (hold != null && hold.reason() == ClaimHold.Reason.PAUSED) {
+      return hold.describe() + " (ledger-app domain resume " + Output.fit(domain, 40) + ")";
+    }
     if (controls == null || !controls.any()) {
       return null;
     }
@@ -220,6 +245,12 @@ record NothingToClaim(
     counts.put("leased", leased);
     counts.put("firstLeaseEnds", leasedUntil == null ? null : Output.time(leasedUntil));
     counts.put("claimableNow", claimable);
+    if (hold == null) {
+      doc.putNull("heldBack");
+    } else {
+      doc.put("heldBack", hold.reason().name().toLowerCase(java.util.Locale.ROOT));
+      doc.put("retryAfterMs", hold.retryAfter().toMillis());
+    }
     if (controls != null) {
       doc.set("controls", ControlCommands.controls(controls));
     }

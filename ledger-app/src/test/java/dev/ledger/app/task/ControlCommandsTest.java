@@ -54,8 +54,13 @@ class ControlCommandsTest {
     Run claim = run("task", "claim", "--domain", "ctl", "--holder", "w", "--json");
     assertThat(claim.exit()).isEqualTo(ExitCodes.NOTHING);
     JsonNode doc = claim.json();
+    // the claimable task is held back by the pause, not "became claimable since (try again)"
     assertThat(doc.get("reason").asText())
-        .startsWith("nothing to claim in ctl: the domain is paused (ledger-app domain resume ctl)");
+        .isEqualTo(
+            "nothing to claim in ctl: the domain is paused (ledger-app domain resume ctl); 1"
+                + " claimable, held back by the control");
+    assertThat(doc.get("heldBack").asText()).isEqualTo("paused");
+    assertThat(doc.get("retryAfterMs").asLong()).isEqualTo(1000);
     assertThat(doc.get("controls").get("paused").asBoolean()).isTrue();
 
     Run domains = run("domains");
@@ -89,7 +94,14 @@ class ControlCommandsTest {
     assertThat(second.out())
         .startsWith(
             "nothing to claim in lim: the domain's concurrency limit is reached (1 of at most 1"
-                + " claimed)");
+                + " claimed); 1 is leased (the first lease ends ")
+        .endsWith("); 1 claimable, held back by the control\n");
+    assertThat(
+            run("task", "claim", "--domain", "lim", "--holder", "w", "--json")
+                .json()
+                .get("heldBack")
+                .asText())
+        .isEqualTo("concurrency_limit");
 
     Run domains = run("domains", "--json");
     JsonNode lim = null;
