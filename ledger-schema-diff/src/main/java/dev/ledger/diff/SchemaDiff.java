@@ -90,6 +90,28 @@ public final class SchemaDiff {
    *     database cannot be used
    */
   public static DiffReport run(Request request) {
+    return compare(request).report();
+  }
+
+  /**
+   * A report with the two catalogs it compared: for checks that look at the objects themselves,
+   * such as the data checks against a real database ({@code dev.ledger.diff.against}).
+   *
+   * @param report the report, as {@link #run} returns it
+   * @param base the base's catalog, as read from its scratch schema
+   * @param head the head's catalog
+   */
+  public record Compared(DiffReport report, SchemaCatalog base, SchemaCatalog head) {}
+
+  /**
+   * Applies both sets, compares them and checks the SQL, as {@link #run} does, and keeps the
+   * catalogs.
+   *
+   * @param request what to compare, not null
+   * @return the report and both catalogs
+   * @throws SchemaDiffException as {@link #run}
+   */
+  public static Compared compare(Request request) {
     try (MigrationSource base = MigrationSource.open("--base", request.base());
         MigrationSource head = MigrationSource.open("--head", request.head());
         ScratchPostgres pg =
@@ -102,14 +124,18 @@ public final class SchemaDiff {
       CatalogDiff diff = CatalogDiff.between(before, after, request.online());
       Verification verification =
           verify(pg, base, request.forBase(), diff, after, headSet.fingerprint());
-      return new DiffReport(
-          base.displayName(),
-          head.displayName(),
-          diff,
-          request.failOn(),
-          verification,
-          request.online(),
-          Advice.of(diff, after, MigrationStatements.added(base.directory(), head.directory())));
+      return new Compared(
+          new DiffReport(
+              base.displayName(),
+              head.displayName(),
+              diff,
+              request.failOn(),
+              verification,
+              request.online(),
+              Advice.of(
+                  diff, after, MigrationStatements.added(base.directory(), head.directory()))),
+          before,
+          after);
     }
   }
 

@@ -3,10 +3,12 @@ package dev.ledger.app.diff;
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import dev.ledger.app.migrate.Json;
+import dev.ledger.diff.AdviceConfig;
 import dev.ledger.diff.DiffReport;
 import dev.ledger.diff.FailOn;
 import dev.ledger.diff.SchemaDiff;
 import dev.ledger.diff.SchemaDiffException;
+import dev.ledger.diff.against.AgainstReport;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.ArrayList;
@@ -16,6 +18,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -176,6 +179,8 @@ public final class SchemaDiffCommand implements Callable<Integer> {
   @Option(names = "--verbose", description = "Show stack traces and Flyway's log on errors.")
   private boolean verbose;
 
+  @Mixin private AgainstOptions extra = new AgainstOptions();
+
   @Spec private CommandSpec spec;
 
   /**
@@ -201,8 +206,9 @@ public final class SchemaDiffCommand implements Callable<Integer> {
           placeholders("--base-placeholder", basePlaceholderArgs);
       Map<String, String> headPlaceholders =
           placeholders("--head-placeholder", headPlaceholderArgs);
-      DiffReport report =
-          SchemaDiff.run(
+      AdviceConfig config = extra.validate();
+      SchemaDiff.Compared compared =
+          SchemaDiff.compare(
               new SchemaDiff.Request(
                   base,
                   head,
@@ -212,15 +218,18 @@ public final class SchemaDiffCommand implements Callable<Integer> {
                   url,
                   failOn,
                   online));
-      out.print(
-          switch (json ? Format.JSON : format) {
-            case MARKDOWN -> report.markdown();
-            case SQL -> report.sql();
-            case JSON -> report.json();
-          });
+      DiffReport report = config.apply(compared.report());
+      AgainstReport against = extra.check(compared);
+      out.print(AgainstOptions.print(report, against, json ? Format.JSON : format));
       out.flush();
-      if (!report.verified()) {
+      if (!report.verified() || (against != null && against.rejects())) {
         return UNVERIFIED;
+      }
+      if (against != null && against.incomplete()) {
+        // The report is printed, its unchecked data marked "not run"; the run is still an error.
+        err.println("schema-diff: --against: " + against.summary());
+        err.flush();
+        return ERROR;
       }
       return report.failed() ? RULE_TRIPPED : NO_FAILURE;
     } catch (SchemaDiffException e) {
@@ -265,7 +274,7 @@ public final class SchemaDiffCommand implements Callable<Integer> {
   }
 
   private int error(PrintWriter err, String message, RuntimeException e) {
-    String line = SchemaDiff.errorLine(message, url);
+    String line = extra.redact(SchemaDiff.errorLine(message, url));
     if (json || format == Format.JSON) {
       PrintWriter out = spec.commandLine().getOut();
       out.println(Json.error("ledger-app schema-diff", ERROR, line));
@@ -276,7 +285,7 @@ public final class SchemaDiffCommand implements Callable<Integer> {
       // Stack traces hold messages of causes too; print the trace through the same redaction.
       StringWriter trace = new StringWriter();
       e.printStackTrace(new PrintWriter(trace));
-      err.print(SchemaDiff.redact(trace.toString(), url));
+      err.print(extra.redact(SchemaDiff.redact(trace.toString(), url)));
     }
     err.flush();
     return ERROR;
