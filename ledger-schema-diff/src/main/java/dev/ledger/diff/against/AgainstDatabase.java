@@ -194,11 +194,13 @@ public final class AgainstDatabase {
                      pg_size_pretty(sum(pg_total_relation_size(p.relid))),
                      sum(greatest(r.reltuples, 0)) FILTER (WHERE r.relkind = 'r')::bigint,
                      coalesce(bool_or(r.reltuples < 0) FILTER (WHERE r.relkind = 'r'), false)
-              FROM pg_partition_tree(to_regclass(?)) AS p
+              FROM (SELECT relid FROM pg_partition_tree(to_regclass(?))
+                    UNION SELECT to_regclass(?)) AS p
               JOIN pg_class AS r ON r.oid = p.relid
               """)) {
         s.setString(1, sqlNameOf(size.table()));
         s.setString(2, sqlNameOf(size.table()));
+        s.setString(3, sqlNameOf(size.table()));
         try (ResultSet r = s.executeQuery()) {
           r.next();
           if (!r.getBoolean(1)) {

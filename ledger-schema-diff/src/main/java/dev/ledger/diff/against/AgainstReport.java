@@ -99,7 +99,9 @@ public record AgainstReport(
     }
     if (!sizes.isEmpty()) {
       parts.add(
-          sizes.size() + (sizes.size() == 1 ? " locked table" : " locked tables") + " measured");
+          sizes.size()
+              + (sizes.size() == 1 ? " locking change" : " locking changes")
+              + " with its table's size");
     }
     return "Against `" + database + "`: " + String.join(", ", parts) + ".";
   }
