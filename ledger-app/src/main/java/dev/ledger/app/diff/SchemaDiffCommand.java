@@ -35,9 +35,11 @@ import picocli.CommandLine.Spec;
  *
  * <p>Exit codes, for CI: {@value #NO_FAILURE} no difference or only differences {@code --fail-on}
  * allows; {@value #RULE_TRIPPED} the {@code --fail-on} rule tripped; {@value #ERROR} usage error, a
- * migration that fails, or a database error; {@value #UNVERIFIED} the SQL is not safe to run as
- * printed (refused, or failing or inexact when checked on a scratch schema). Errors are one line on
- * standard error; {@code --verbose} adds the stack trace and Flyway's log.
+ * migration that fails, or a database error, or an {@code --against} check that could not run (the
+ * report is printed first, those checks marked "not run"); {@value #UNVERIFIED} the SQL is not safe
+ * to run as printed (refused, or failing or inexact when checked on a scratch schema, or rows of
+ * the {@code --against} database a new constraint rejects). Errors are one line on standard error;
+ * {@code --verbose} adds the stack trace and Flyway's log.
  *
  * <p>The command line of the {@code ledger-schema-diff} library ({@link SchemaDiff}): this class
  * parses the options, picks the format and maps the report to an exit code; the diff is the
@@ -63,15 +65,18 @@ import picocli.CommandLine.Spec;
       "  ledger-app schema-diff --base base/src/main/resources/db/migration \\",
       "      --head src/main/resources/db/migration",
       "  ledger-app schema-diff --base app-1.2.jar!/db/migration \\",
-      "      --head src/main/resources/db/migration --json --fail-on any"
+      "      --head src/main/resources/db/migration --json --fail-on any",
+      "  ledger-app schema-diff --base base/db/migration --head db/migration \\",
+      "      --against 'jdbc:postgresql://replica/app?user=ci'"
     },
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
       "0:no difference, or only differences --fail-on allows (the SQL checked)",
       "1:the --fail-on rule tripped (the SQL checked)",
-      "2:usage error, failing migration or database error",
+      "2:usage error, failing migration or database error; or an --against check not run"
+          + " (the report still printed)",
       "3:the SQL is not safe to run as printed: a change is refused, or checked on a scratch"
-          + " schema the SQL failed or did not reach the head"
+          + " schema the SQL failed or did not reach the head, or --against rows reject it"
     })
 public final class SchemaDiffCommand implements Callable<Integer> {
 

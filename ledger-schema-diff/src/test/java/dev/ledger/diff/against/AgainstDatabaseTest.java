@@ -184,6 +184,12 @@ class AgainstDatabaseTest {
         .contains(
             "| dropped-table | `old_log` | table `old_log` | 7 | **loses data**: 7 rows hold data |")
         .endsWith("\n" + DiffReport.MARKER + "\n");
+    // docs/schema-diff.md shows this run's summary and section
+    String shown = docsExample().replace("replica:5432/app", "127.0.0.1:5432/" + staging);
+    int cut = shown.indexOf("\n\n");
+    assertThat(markdown)
+        .contains(shown.substring(0, cut + 2))
+        .contains(shown.substring(cut + 2) + "\n### SQL from base to head");
     assertThat(markdown.indexOf("### Data checks against"))
         .isLessThan(markdown.indexOf("### SQL from base to head"));
 
@@ -207,6 +213,15 @@ class AgainstDatabaseTest {
       assertThat(r.getLong(1)).isEqualTo(4);
       assertThat(r.getLong(2)).isEqualTo(7);
     }
+  }
+
+  /** The Markdown block of docs/schema-diff.md that shows the data checks. */
+  private static String docsExample() throws IOException {
+    String page = Files.readString(Path.of("..", "docs", "schema-diff.md"));
+    int at = page.indexOf("adds, for the pull request of `AgainstDatabaseTest`");
+    assertThat(at).isNotNegative();
+    int start = page.indexOf("```markdown\n", at) + "```markdown\n".length();
+    return page.substring(start, page.indexOf("```\n", start));
   }
 
   @Test
