@@ -45,6 +45,12 @@ public record DiffReport(
   }
 
   /**
+   * The hidden last line of every Markdown report, by which a CI job finds its previous comment on
+   * a pull request and updates it in place.
+   */
+  public static final String MARKER = "<!-- ledger-schema-diff -->";
+
+  /**
    * A report without a review of the pull request's statements ({@link Review#none()}).
    *
    * @param base how the base set was named
@@ -116,7 +122,7 @@ public record DiffReport(
 
   /**
    * The report as Markdown: the verdict on the first line, then a table of changes per table, then
-   * the SQL that brings the base to the head.
+   * the SQL that brings the base to the head; the last line is the hidden {@link #MARKER}.
    *
    * @return Markdown text ending with a line break
    */
@@ -136,7 +142,11 @@ public record DiffReport(
     }
     md.append("Base ").append(code(base)).append(" → head ").append(code(head)).append(".\n");
     if (diff.isEmpty()) {
-      return md.append(ReviewReport.markdown(review)).toString();
+      return md.append(ReviewReport.markdown(review))
+          .append('\n')
+          .append(MARKER)
+          .append('\n')
+          .toString();
     }
     md.append(CLASSES).append('\n');
     for (Map.Entry<String, List<Change>> group : groups().entrySet()) {
@@ -176,10 +186,12 @@ public record DiffReport(
             .append(cell(f.alternative()))
             .append(" |\n");
       }
-      md.append("\nSilence a rule for one statement with `-- ledger:allow RULE` in it.\n");
+      md.append(
+          "\nSilence a rule for one statement with `-- ledger:allow RULE` in it, or for the"
+              + " project in `.ledger/schema-diff.json`.\n");
     }
     md.append("\n### SQL from base to head\n\n```sql\n").append(script()).append("```\n");
-    return md.toString();
+    return md.append('\n').append(MARKER).append('\n').toString();
   }
 
   /**

@@ -93,7 +93,7 @@ public final class SchemaDiff {
    *     database cannot be used
    */
   public static DiffReport run(Request request) {
-    return run(request, true);
+    return compare(request, true).report();
   }
 
   /**
@@ -106,6 +106,32 @@ public final class SchemaDiff {
    * @throws SchemaDiffException as {@link #run(Request)}
    */
   static DiffReport run(Request request, boolean reviewStatements) {
+    return compare(request, reviewStatements).report();
+  }
+
+  /**
+   * A report with the two catalogs it compared: for checks that look at the objects themselves,
+   * such as the data checks against a real database ({@code dev.ledger.diff.against}).
+   *
+   * @param report the report, as {@link #run} returns it
+   * @param base the base's catalog, as read from its scratch schema
+   * @param head the head's catalog
+   */
+  public record Compared(DiffReport report, SchemaCatalog base, SchemaCatalog head) {}
+
+  /**
+   * Applies both sets, compares them and checks the SQL, as {@link #run} does, and keeps the
+   * catalogs.
+   *
+   * @param request what to compare, not null
+   * @return the report and both catalogs
+   * @throws SchemaDiffException as {@link #run}
+   */
+  public static Compared compare(Request request) {
+    return compare(request, true);
+  }
+
+  private static Compared compare(Request request, boolean reviewStatements) {
     try (MigrationSource base = MigrationSource.open("--base", request.base());
         MigrationSource head = MigrationSource.open("--head", request.head());
         ScratchPostgres pg =
@@ -122,15 +148,18 @@ public final class SchemaDiff {
       CatalogDiff diff = review.diff(before, after, request.online());
       Verification verification =
           verify(pg, base, request.forBase(), diff, after, headSet.fingerprint());
-      return new DiffReport(
-          base.displayName(),
-          head.displayName(),
-          diff,
-          request.failOn(),
-          verification,
-          request.online(),
-          Advice.of(diff, after, MigrationStatements.added(base.directory(), head.directory())),
-          review.review());
+      return new Compared(
+          new DiffReport(
+              base.displayName(),
+              head.displayName(),
+              diff,
+              request.failOn(),
+              verification,
+              request.online(),
+              Advice.of(diff, after, MigrationStatements.added(base.directory(), head.directory())),
+              review.review()),
+          before,
+          after);
     }
   }
 

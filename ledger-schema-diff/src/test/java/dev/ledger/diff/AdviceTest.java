@@ -144,7 +144,8 @@ class AdviceTest {
              depend on each session's time zone | timestamptz (an instant, the same whatever the\
              time zone) |
 
-            Silence a rule for one statement with `-- ledger:allow RULE` in it.
+            Silence a rule for one statement with `-- ledger:allow RULE` in it, or for the\
+             project in `.ledger/schema-diff.json`.
             """);
     assertThat(report.sql())
         .contains(

@@ -75,7 +75,14 @@ class ClassificationTest {
     assertThat(report.failed()).isFalse();
     assertThat(report.verified()).isTrue();
     assertThat(report.markdown())
-        .isEqualTo("**Schema diff: no changes.**\n\nBase `" + base + "` → head `" + head + "`.\n");
+        .isEqualTo(
+            "**Schema diff: no changes.**\n\nBase `"
+                + base
+                + "` → head `"
+                + head
+                + "`.\n\n"
+                + DiffReport.MARKER
+                + "\n");
   }
 
   @Test

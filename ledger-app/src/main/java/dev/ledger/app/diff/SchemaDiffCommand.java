@@ -3,10 +3,12 @@ package dev.ledger.app.diff;
 import ch.qos.logback.classic.Level;
 import ch.qos.logback.classic.Logger;
 import dev.ledger.app.migrate.Json;
+import dev.ledger.diff.AdviceConfig;
 import dev.ledger.diff.DiffReport;
 import dev.ledger.diff.FailOn;
 import dev.ledger.diff.SchemaDiff;
 import dev.ledger.diff.SchemaDiffException;
+import dev.ledger.diff.against.AgainstReport;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.util.ArrayList;
@@ -16,6 +18,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 import org.slf4j.LoggerFactory;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -32,9 +35,11 @@ import picocli.CommandLine.Spec;
  *
  * <p>Exit codes, for CI: {@value #NO_FAILURE} no difference or only differences {@code --fail-on}
  * allows; {@value #RULE_TRIPPED} the {@code --fail-on} rule tripped; {@value #ERROR} usage error, a
- * migration that fails, or a database error; {@value #UNVERIFIED} the SQL is not safe to run as
- * printed (refused, or failing or inexact when checked on a scratch schema). Errors are one line on
- * standard error; {@code --verbose} adds the stack trace and Flyway's log.
+ * migration that fails, or a database error, or an {@code --against} check that could not run (the
+ * report is printed first, those checks marked "not run"); {@value #UNVERIFIED} the SQL is not safe
+ * to run as printed (refused, or failing or inexact when checked on a scratch schema, or rows of
+ * the {@code --against} database a new constraint rejects). Errors are one line on standard error;
+ * {@code --verbose} adds the stack trace and Flyway's log.
  *
  * <p>The command line of the {@code ledger-schema-diff} library ({@link SchemaDiff}): this class
  * parses the options, picks the format and maps the report to an exit code; the diff is the
@@ -60,15 +65,18 @@ import picocli.CommandLine.Spec;
       "  ledger-app schema-diff --base base/src/main/resources/db/migration \\",
       "      --head src/main/resources/db/migration",
       "  ledger-app schema-diff --base app-1.2.jar!/db/migration \\",
-      "      --head src/main/resources/db/migration --json --fail-on any"
+      "      --head src/main/resources/db/migration --json --fail-on any",
+      "  ledger-app schema-diff --base base/db/migration --head db/migration \\",
+      "      --against 'jdbc:postgresql://replica/app?user=ci'"
     },
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
       "0:no difference, or only differences --fail-on allows (the SQL checked)",
       "1:the --fail-on rule tripped (the SQL checked)",
-      "2:usage error, failing migration or database error",
+      "2:usage error, failing migration or database error; or an --against check not run"
+          + " (the report still printed)",
       "3:the SQL is not safe to run as printed: a change is refused, or checked on a scratch"
-          + " schema the SQL failed or did not reach the head"
+          + " schema the SQL failed or did not reach the head, or --against rows reject it"
     })
 public final class SchemaDiffCommand implements Callable<Integer> {
 
@@ -176,6 +184,8 @@ public final class SchemaDiffCommand implements Callable<Integer> {
   @Option(names = "--verbose", description = "Show stack traces and Flyway's log on errors.")
   private boolean verbose;
 
+  @Mixin private AgainstOptions extra = new AgainstOptions();
+
   @Spec private CommandSpec spec;
 
   /**
@@ -201,8 +211,9 @@ public final class SchemaDiffCommand implements Callable<Integer> {
           placeholders("--base-placeholder", basePlaceholderArgs);
       Map<String, String> headPlaceholders =
           placeholders("--head-placeholder", headPlaceholderArgs);
-      DiffReport report =
-          SchemaDiff.run(
+      AdviceConfig config = extra.validate();
+      SchemaDiff.Compared compared =
+          SchemaDiff.compare(
               new SchemaDiff.Request(
                   base,
                   head,
@@ -212,15 +223,18 @@ public final class SchemaDiffCommand implements Callable<Integer> {
                   url,
                   failOn,
                   online));
-      out.print(
-          switch (json ? Format.JSON : format) {
-            case MARKDOWN -> report.markdown();
-            case SQL -> report.sql();
-            case JSON -> report.json();
-          });
+      DiffReport report = config.apply(compared.report());
+      AgainstReport against = extra.check(compared);
+      out.print(AgainstOptions.print(report, against, json ? Format.JSON : format));
       out.flush();
-      if (!report.verified()) {
+      if (!report.verified() || (against != null && against.rejects())) {
         return UNVERIFIED;
+      }
+      if (against != null && against.incomplete()) {
+        // The report is printed, its unchecked data marked "not run"; the run is still an error.
+        err.println("schema-diff: --against: " + against.summary());
+        err.flush();
+        return ERROR;
       }
       return report.failed() ? RULE_TRIPPED : NO_FAILURE;
     } catch (SchemaDiffException e) {
@@ -265,7 +279,7 @@ public final class SchemaDiffCommand implements Callable<Integer> {
   }
 
   private int error(PrintWriter err, String message, RuntimeException e) {
-    String line = SchemaDiff.errorLine(message, url);
+    String line = extra.redact(SchemaDiff.errorLine(message, url));
     if (json || format == Format.JSON) {
       PrintWriter out = spec.commandLine().getOut();
       out.println(Json.error("ledger-app schema-diff", ERROR, line));
@@ -276,7 +290,7 @@ public final class SchemaDiffCommand implements Callable<Integer> {
       // Stack traces hold messages of causes too; print the trace through the same redaction.
       StringWriter trace = new StringWriter();
       e.printStackTrace(new PrintWriter(trace));
-      err.print(SchemaDiff.redact(trace.toString(), url));
+      err.print(extra.redact(SchemaDiff.redact(trace.toString(), url)));
     }
     err.flush();
     return ERROR;

@@ -71,7 +71,12 @@ class SchemaDiffCommandTest {
     assertThat(result.exit()).isEqualTo(SchemaDiffCommand.NO_FAILURE).isZero();
     assertThat(result.err()).isEmpty();
     assertThat(result.out())
-        .isEqualTo("**Schema diff: no changes.**\n\nBase `" + base + "` → head `" + head + "`.\n");
+        .isEqualTo(
+            "**Schema diff: no changes.**\n\nBase `"
+                + base
+                + "` → head `"
+                + head
+                + "`.\n\n<!-- ledger-schema-diff -->\n");
   }
 
   @Test
