@@ -46,23 +46,25 @@ final class SettingsView {
   }
 
   /**
-   * Several domains' settings for one page: the controls per domain, the retention rows in one read
-   * ({@link dev.ledger.retention.Retention#list()}) rather than one per domain.
+   * Several domains' settings for one page: their controls as the overview's statement read them
+   * ({@link OverviewReads.Summary#controls()}), the retention rows in one read ({@link
+   * dev.ledger.retention.Retention#list()}) rather than one per domain.
    *
-   * @param domains the domains
-   * @return their settings, in the domains' order
+   * @param summaries the domains' summaries
+   * @return their settings, in the summaries' order
    */
-  List<Settings> settings(List<String> domains) {
-    if (domains.isEmpty()) {
+  List<Settings> settings(List<OverviewReads.Summary> summaries) {
+    if (summaries.isEmpty()) {
       return List.of();
     }
     Map<String, RetentionSetting> retention = new HashMap<>();
     for (RetentionSetting r : ledger.retention().list()) {
       retention.put(r.domain(), r);
     }
-    List<Settings> out = new ArrayList<>(domains.size());
-    for (String d : domains) {
-      out.add(new Settings(ledger.controls(d), Optional.ofNullable(retention.get(d))));
+    List<Settings> out = new ArrayList<>(summaries.size());
+    for (OverviewReads.Summary s : summaries) {
+      DomainControls c = s.controls();
+      out.add(new Settings(c, Optional.ofNullable(retention.get(c.domain()))));
     }
     return out;
   }
