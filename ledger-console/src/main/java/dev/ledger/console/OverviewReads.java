@@ -351,7 +351,8 @@ final class OverviewReads {
     boolean estimated = read >= EVENT_WINDOW && oldestRead != null && !oldestRead.isBefore(since);
     if (estimated) {
       // the window spans less than the hour: its rate over the whole hour
-      long spanMillis = Math.max(1, Duration.between(oldestRead, now).toMillis());
+      // (at least a second: an event stamped by a clock ahead of ours would give none)
+      long spanMillis = Math.max(1_000, Duration.between(oldestRead, now).toMillis());
       long hourMillis = Duration.ofHours(1).toMillis();
       completed = completed * hourMillis / spanMillis;
       events = events * hourMillis / spanMillis;
