@@ -58,7 +58,7 @@ final class Pages {
       FleetView fleet) {
     this.fleet = fleet;
     this.deadLetters = new DeadLetterReads(reads);
-    this.settings = new SettingsView(ledger);
+    this.settings = new SettingsView(ledger, reads);
     this.overview = new OverviewReads(reads.dataSource(), reads, clock);
     this.tasks = new TaskPages(this, ledger, handling, readOnly, clock, deadLetters, settings);
     this.api =

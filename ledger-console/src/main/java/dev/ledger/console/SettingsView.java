@@ -27,8 +27,10 @@ import java.util.Optional;
 final class SettingsView {
 
   private final Ledger ledger;
+  private final ReadModel reads;
 
-  SettingsView(Ledger ledger) {
+  SettingsView(Ledger ledger, ReadModel reads) {
+    this.reads = reads;
     this.ledger = ledger;
   }
 
@@ -152,11 +154,16 @@ final class SettingsView {
   String schedulesPage(Map<String, Object> m) {
     m.put("title", "Schedules");
     List<Map<String, Object>> rows = new ArrayList<>();
+    // a schedule's domain has a page once its first task was filed (the directory's domain row);
+    // before, its name is shown without a link (the domain page would be a 404)
+    java.util.Set<String> filed = new java.util.HashSet<>();
+    reads.domains().forEach(d -> filed.add(d.name()));
     for (Schedule s : ledger.schedules().list()) {
       Map<String, Object> r = new LinkedHashMap<>();
       r.put("name", s.name());
       r.put("domain", s.spec().domain());
       r.put("domainPath", enc(s.spec().domain()));
+      r.put("domainFiled", filed.contains(s.spec().domain()));
       r.put("path", enc(s.name()));
       r.put("timing", timing(s.spec().timing()));
       r.put("paused", s.paused());
