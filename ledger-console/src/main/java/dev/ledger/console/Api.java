@@ -12,8 +12,9 @@ import java.util.List;
 
 /**
  * The console's JSON API under {@code /api/}, behind {@link Console}'s security: the same reads as
- * the pages ({@link Pages}, {@link ReadModel}, {@link DeadLetterReads}, {@link FleetView}), the
- * same hiding of task text above the handling label. Read only. Thread-safe.
+ * the pages ({@link Pages}, {@link ReadModel}, {@link OverviewReads}, {@link DeadLetterReads},
+ * {@link FleetView}), the same hiding of task text above the handling label. Read only.
+ * Thread-safe.
  */
 final class Api {
 
@@ -21,6 +22,7 @@ final class Api {
   private final Ledger ledger;
   private final ReadModel reads;
   private final DeadLetterReads deadLetters;
+  private final OverviewReads overview;
   private final FleetView fleet;
   private final SettingsView settings;
   private final Label handling;
@@ -31,6 +33,7 @@ final class Api {
       Ledger ledger,
       ReadModel reads,
       DeadLetterReads deadLetters,
+      OverviewReads overview,
       FleetView fleet,
       SettingsView settings,
       Label handling,
@@ -39,6 +42,7 @@ final class Api {
     this.ledger = ledger;
     this.reads = reads;
     this.deadLetters = deadLetters;
+    this.overview = overview;
     this.fleet = fleet;
     this.settings = settings;
     this.handling = handling;
@@ -58,12 +62,11 @@ final class Api {
     if (seg.size() == 2 && seg.get(1).equals("domains")) {
       ArrayNode out = Pages.JSON.createArrayNode();
       List<ReadModel.Domain> domains = reads.domains();
-      List<ReadModel.Summary> summaries = reads.summaries(domains, deadLetters.countField());
-      List<SettingsView.Settings> set =
-          settings.settings(domains.stream().map(ReadModel.Domain::name).toList());
+      List<OverviewReads.Summary> summaries = overview.summaries(domains);
+      List<SettingsView.Settings> set = settings.settings(summaries);
       for (int i = 0; i < domains.size(); i++) {
         ReadModel.Domain d = domains.get(i);
-        ReadModel.Counts c = summaries.get(i).counts();
+        OverviewReads.Counts c = summaries.get(i).counts();
         ObjectNode o = out.addObject();
         o.put("domain", d.name());
         o.put("schema", d.schema());
@@ -73,11 +76,13 @@ final class Api {
         }
         ArrayNode capped = o.putArray("countsCapped");
         c.capped().forEach(s -> capped.add(s.wire()));
-        o.put("countCap", ReadModel.COUNT_CAP);
+        ObjectNode estimates = o.putObject("countsEstimated");
+        c.estimates().forEach((s, n) -> estimates.put(s.wire(), n));
+        o.put("countCap", OverviewReads.CAP);
         o.put("estimatedTasks", c.estimatedRows());
         int dead = summaries.get(i).deadLetters();
-        o.put("deadLetters", Math.min(dead, deadLetters.cap()));
-        o.put("deadLettersCapped", dead > deadLetters.cap());
+        o.put("deadLetters", Math.min(dead, OverviewReads.CAP));
+        o.put("deadLettersCapped", dead > OverviewReads.CAP);
         settings.json(set.get(i), o);
       }
       return Response.json(200, out.toString());

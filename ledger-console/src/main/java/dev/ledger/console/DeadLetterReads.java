@@ -28,7 +28,7 @@ import org.jooq.impl.DSL;
 final class DeadLetterReads {
 
   /** Dead letters counted or grouped per request stop here; more shows {@code >10000}. */
-  static final int CAP = ReadModel.COUNT_CAP;
+  static final int CAP = 10_000;
 
   /** Tasks shown under each error group. */
   static final int SAMPLES = 20;
@@ -83,7 +83,12 @@ final class DeadLetterReads {
     }
   }
 
-  private static Condition isDeadLetter(Tasks dead) {
+  /**
+   * Whether a row of {@code dead} (an alias of the tasks table, or a derived table with its {@code
+   * id}, {@code status}, {@code reason} and {@code origin} columns) is a dead letter not re-filed
+   * yet. Constants inlined, no bind value: it may be part of a statement rendered once and cached.
+   */
+  static Condition isDeadLetter(Tasks dead) {
     Tasks refiled = TASKS.as("refiled");
     // the successor's origin: the dead letter's own when it is a retry already, else retries:<id>
     // (as WorkerReads.deadLetters, which Ledger.deadLetters runs)
@@ -91,12 +96,12 @@ final class DeadLetterReads {
         DSL.when(
                 dead.ORIGIN
                     .startsWith(DSL.inline(Retries.RETRIES))
-                    .and(DSL.length(dead.ORIGIN).gt(Retries.RETRIES.length())),
+                    .and(DSL.length(dead.ORIGIN).gt(DSL.inline(Retries.RETRIES.length()))),
                 dead.ORIGIN)
             .otherwise(DSL.inline(Retries.RETRIES).concat(dead.ID));
     return dead.STATUS
         .eq(DSL.inline(Status.INVALIDATED.wire()))
-        .and(dead.REASON.startsWith(FailureRecord.DEAD_LETTER + " "))
+        .and(dead.REASON.startsWith(DSL.inline(FailureRecord.DEAD_LETTER + " ")))
         .andNotExists(
             DSL.selectOne()
                 .from(refiled)

@@ -9,13 +9,10 @@ import dev.ledger.Status;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.time.Clock;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.Comparator;
-import java.util.EnumMap;
-import java.util.EnumSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -24,9 +21,7 @@ import org.jooq.Condition;
 import org.jooq.DSLContext;
 import org.jooq.Field;
 import org.jooq.Record;
-import org.jooq.Record1;
 import org.jooq.SQLDialect;
-import org.jooq.Select;
 import org.jooq.conf.MappedSchema;
 import org.jooq.conf.RenderMapping;
 import org.jooq.conf.Settings;
@@ -34,20 +29,14 @@ import org.jooq.impl.DSL;
 
 /**
  * The console's own reads, where the ledger's API has none that stays fast at depth: a domain list
- * with schemas, counts by status capped at {@value #COUNT_CAP}, keyset-paginated queue pages,
- * delayed and running tasks, throughput from the newest events. Through jOOQ and the classes
- * generated from the migrations, render-mapped to each domain's schema; bind values only.
+ * with schemas, keyset-paginated queue pages, delayed and running tasks (the overview's figures are
+ * {@link OverviewReads}'). Through jOOQ and the classes generated from the migrations,
+ * render-mapped to each domain's schema; bind values only.
  *
  * <p>Every read is bounded: no {@code COUNT(*)} over a whole table, no {@code OFFSET}. Which index
  * serves which read is in {@code docs/console.md}. Thread-safe (stateless but for its settings).
  */
 final class ReadModel {
-
-  /** Counts by status stop here: a status with more shows {@code >10000}. */
-  static final int COUNT_CAP = 10_000;
-
-  /** Throughput reads at most this many of a domain's newest events. */
-  static final int EVENT_WINDOW = 50_000;
 
   /** The most rows a list page (delayed, running) shows. */
   static final int LIST_LIMIT = 500;
@@ -65,6 +54,11 @@ final class ReadModel {
     this.directorySchema = directorySchema;
     this.clock = clock;
     this.queryTimeoutSeconds = queryTimeoutSeconds;
+  }
+
+  /** The console's database. */
+  DataSource dataSource() {
+    return dataSource;
   }
 
   /** A context render-mapped to a domain schema (or the directory only, when null). */
@@ -124,161 +118,6 @@ final class ReadModel {
       return schema.substring(1, schema.length() - 1).replace("\"\"", "\"");
     }
     return schema;
-  }
-
-  /**
-   * A domain's counts by status, each read from the queue index ({@code tasks_queue}) and stopped
-   * at {@link #COUNT_CAP} + 1 rows.
-   *
-   * @param counts by status, every status present
-   * @param capped the statuses with more than {@link #COUNT_CAP} tasks (their count shows the cap)
-   * @param estimatedRows the planner's estimate of all the domain's tasks ({@code
-   *     pg_class.reltuples}), or -1 when never analyzed
-   */
-  record Counts(Map<Status, Long> counts, Set<Status> capped, long estimatedRows) {
-    String show(Status s) {
-      return capped.contains(s) ? ">" + COUNT_CAP : String.valueOf(counts.get(s));
-    }
-  }
-
-  private static String quote(String identifier) {
-    return "\"" + identifier.replace("\"", "\"\"") + "\"";
-  }
-
-  /**
-   * When the oldest admitted task of a domain was filed, from at most {@link #COUNT_CAP} + 1
-   * admitted tasks ({@code tasks_queue}, index only): no index orders admitted tasks by creation
-   * alone, so a deeper admitted queue is not read to its end.
-   *
-   * @param at the lowest {@code created} among the admitted tasks read, or null when none is
-   * @param bounded true when there were more than {@link #COUNT_CAP} admitted tasks: the oldest is
-   *     then at least as old as {@code at}
-   */
-  record Oldest(Instant at, boolean bounded) {}
-
-  /**
-   * What a domain did in the last hour, from its newest events ({@code events_pkey}, backwards).
-   *
-   * @param completed {@code completed} events in the last hour
-   * @param events all events in the last hour
-   * @param partial true when the window of {@link #EVENT_WINDOW} events did not reach an hour back
-   *     (the counts are then at least these)
-   */
-  record Throughput(long completed, long events, boolean partial) {}
-
-  /**
-   * Everything the overview shows of a domain but its settings, in one statement of scalar
-   * subqueries, each as bounded as it would be alone.
-   *
-   * @param counts its counts by status
-   * @param oldest its oldest admitted task
-   * @param deadLetters its dead letters counted up to the cap + 1 (the cap of the field given to
-   *     {@link #summaries})
-   * @param lastHour its last hour
-   */
-  record Summary(Counts counts, Oldest oldest, int deadLetters, Throughput lastHour) {}
-
-  /**
-   * Every domain's {@link Summary}: one statement per domain, every statement on one connection
-   * (one checkout for the page, not one per read). The overview and {@code /api/domains} read this.
-   *
-   * @param domains the domains, in the order wanted
-   * @param deadLetters the capped dead-letter count, as a field over the template's tables (each
-   *     statement renders it in its domain's schema)
-   * @return the summaries, in the domains' order
-   */
-  List<Summary> summaries(List<Domain> domains, Field<Integer> deadLetters) {
-    if (domains.isEmpty()) {
-      return List.of();
-    }
-    return DSL.using(dataSource, SQLDialect.POSTGRES)
-        .connectionResult(
-            c -> {
-              List<Summary> out = new ArrayList<>(domains.size());
-              for (Domain d : domains) {
-                out.add(summary(dsl(c, d.schema()), d, deadLetters));
-              }
-              return out;
-            });
-  }
-
-  private Summary summary(DSLContext ctx, Domain d, Field<Integer> deadLetters) {
-    // counts by status: each stopped at COUNT_CAP + 1 index entries (tasks_queue)
-    List<Field<Integer>> counts = new ArrayList<>();
-    for (Status s : Status.values()) {
-      Select<Record1<Integer>> capped =
-          DSL.select(DSL.one())
-              .from(TASKS)
-              .where(TASKS.STATUS.eq(DSL.inline(s.wire())))
-              .limit(COUNT_CAP + 1);
-      counts.add(DSL.field(DSL.selectCount().from(capped.asTable("c_" + s.wire()))));
-    }
-    Field<Float> reltuples =
-        DSL.field(
-            DSL.select(DSL.field(DSL.name("reltuples"), Float.class))
-                .from(DSL.table(DSL.name("pg_catalog", "pg_class")))
-                .where(
-                    DSL.field(DSL.name("oid"))
-                        .eq(
-                            DSL.function(
-                                "to_regclass",
-                                Object.class,
-                                DSL.val(quote(d.schema()) + ".\"tasks\"")))));
-    // the oldest admitted: no index orders admitted tasks by creation alone, so at most
-    // COUNT_CAP + 1 of them are read (tasks_queue, index only); more than COUNT_CAP admitted
-    // (the admitted count above) makes it a bound
-    var admitted =
-        DSL.select(TASKS.CREATED)
-            .from(TASKS)
-            .where(TASKS.STATUS.eq(DSL.inline(Status.ADMITTED.wire())))
-            .limit(COUNT_CAP + 1)
-            .asTable("admitted");
-    Field<Instant> oldest =
-        DSL.field(DSL.select(DSL.min(admitted.field(TASKS.CREATED))).from(admitted));
-    // the last hour: the newest EVENT_WINDOW events (events_pkey, backwards), aggregated once
-    Instant since = clock.instant().minus(Duration.ofHours(1));
-    var newest =
-        DSL.select(EVENTS.KIND, EVENTS.AT)
-            .from(EVENTS)
-            .orderBy(EVENTS.SEQ.desc())
-            .limit(EVENT_WINDOW)
-            .asTable("newest");
-    Field<String> kind = newest.field(EVENTS.KIND);
-    Field<Instant> at = newest.field(EVENTS.AT);
-    Field<Integer> completedF =
-        DSL.count().filterWhere(at.ge(since).and(kind.eq(DSL.inline("completed")))).as("completed");
-    Field<Integer> eventsF = DSL.count().filterWhere(at.ge(since)).as("events");
-    Field<Integer> readF = DSL.count().as("read");
-    Field<Instant> oldestReadF = DSL.min(at).as("oldest_read");
-    var hour = DSL.select(completedF, eventsF, readF, oldestReadF).from(newest).asTable("hour");
-    List<Field<?>> all = new ArrayList<>(counts);
-    all.add(reltuples);
-    all.add(oldest);
-    all.add(deadLetters);
-    all.addAll(List.of(hour.fields()));
-    Record r = ctx.select(all).from(hour).fetchOne();
-
-    Map<Status, Long> byStatus = new EnumMap<>(Status.class);
-    Set<Status> capped = EnumSet.noneOf(Status.class);
-    for (Status s : Status.values()) {
-      int n = r.get(counts.get(s.ordinal()));
-      if (n > COUNT_CAP) {
-        capped.add(s);
-        n = COUNT_CAP;
-      }
-      byStatus.put(s, (long) n);
-    }
-    Float estimate = r.get(reltuples);
-    Counts c =
-        new Counts(byStatus, capped, estimate == null || estimate < 0 ? -1 : estimate.longValue());
-    int admittedRead = r.get(counts.get(Status.ADMITTED.ordinal()));
-    Oldest o = new Oldest(r.get(oldest), admittedRead > COUNT_CAP);
-    int completed = r.get(hour.field(completedF));
-    int events = r.get(hour.field(eventsF));
-    int read = r.get(hour.field(readF));
-    Instant oldestRead = r.get(hour.field(oldestReadF));
-    boolean partial = read >= EVENT_WINDOW && oldestRead != null && !oldestRead.isBefore(since);
-    return new Summary(c, o, r.get(deadLetters), new Throughput(completed, events, partial));
   }
 
   /**

@@ -27,8 +27,10 @@ import java.util.Optional;
 final class SettingsView {
 
   private final Ledger ledger;
+  private final ReadModel reads;
 
-  SettingsView(Ledger ledger) {
+  SettingsView(Ledger ledger, ReadModel reads) {
+    this.reads = reads;
     this.ledger = ledger;
   }
 
@@ -46,23 +48,25 @@ final class SettingsView {
   }
 
   /**
-   * Several domains' settings for one page: the controls per domain, the retention rows in one read
-   * ({@link dev.ledger.retention.Retention#list()}) rather than one per domain.
+   * Several domains' settings for one page: their controls as the overview's statement read them
+   * ({@link OverviewReads.Summary#controls()}), the retention rows in one read ({@link
+   * dev.ledger.retention.Retention#list()}) rather than one per domain.
    *
-   * @param domains the domains
-   * @return their settings, in the domains' order
+   * @param summaries the domains' summaries
+   * @return their settings, in the summaries' order
    */
-  List<Settings> settings(List<String> domains) {
-    if (domains.isEmpty()) {
+  List<Settings> settings(List<OverviewReads.Summary> summaries) {
+    if (summaries.isEmpty()) {
       return List.of();
     }
     Map<String, RetentionSetting> retention = new HashMap<>();
     for (RetentionSetting r : ledger.retention().list()) {
       retention.put(r.domain(), r);
     }
-    List<Settings> out = new ArrayList<>(domains.size());
-    for (String d : domains) {
-      out.add(new Settings(ledger.controls(d), Optional.ofNullable(retention.get(d))));
+    List<Settings> out = new ArrayList<>(summaries.size());
+    for (OverviewReads.Summary s : summaries) {
+      DomainControls c = s.controls();
+      out.add(new Settings(c, Optional.ofNullable(retention.get(c.domain()))));
     }
     return out;
   }
@@ -150,11 +154,16 @@ final class SettingsView {
   String schedulesPage(Map<String, Object> m) {
     m.put("title", "Schedules");
     List<Map<String, Object>> rows = new ArrayList<>();
+    // a schedule's domain has a page once its first task was filed (the directory's domain row);
+    // before, its name is shown without a link (the domain page would be a 404)
+    java.util.Set<String> filed = new java.util.HashSet<>();
+    reads.domains().forEach(d -> filed.add(d.name()));
     for (Schedule s : ledger.schedules().list()) {
       Map<String, Object> r = new LinkedHashMap<>();
       r.put("name", s.name());
       r.put("domain", s.spec().domain());
       r.put("domainPath", enc(s.spec().domain()));
+      r.put("domainFiled", filed.contains(s.spec().domain()));
       r.put("path", enc(s.name()));
       r.put("timing", timing(s.spec().timing()));
       r.put("paused", s.paused());

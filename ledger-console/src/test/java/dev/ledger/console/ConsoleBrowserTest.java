@@ -2,10 +2,15 @@ package dev.ledger.console;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.zaxxer.hikari.HikariDataSource;
 import dev.ledger.Ledger;
 import dev.ledger.Status;
 import dev.ledger.TaskSpec;
+import dev.ledger.migrate.Fleet;
+import dev.ledger.schedule.ScheduleSpec;
+import dev.ledger.schedule.Timing;
 import dev.ledger.testing.PostgresExtension;
+import dev.ledger.testing.TestServer;
 import dev.ledger.testing.Tools;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -172,10 +177,85 @@ class ConsoleBrowserTest {
         .contains("payments")
         .contains("cards")
         .contains("(directory)");
-    screenshot("schemas");
     browser.findElement(By.id("nav-tenants")).click();
     assertThat(awaitH1("Tenants")).isEqualTo("Tenants");
     assertThat(browser.findElement(By.id("no-control")).getText()).contains("--control");
+  }
+
+  @Test
+  void a_fleet_console_shows_its_tenants_their_schema_versions_and_the_schedules()
+      throws Exception {
+    String controlDb = PostgresExtension.newDatabase();
+    String acmeDb = PostgresExtension.newDatabase();
+    String freshDb = PostgresExtension.newDatabase();
+    try (HikariDataSource control = PostgresExtension.pool(TestServer.get().urlFor(controlDb), 3)) {
+      Fleet fleet = Fleet.builder().control(control).build();
+      fleet.register("acme", TestServer.get().urlFor(acmeDb));
+      fleet.register("gone", "jdbc:postgresql://127.0.0.1:1/nowhere?user=ghost&password=s3cr3t");
+      fleet.migrate();
+      fleet.register("fresh", TestServer.get().urlFor(freshDb));
+      if (ledger.schedules().get("nightly-close").isEmpty()) {
+        ledger
+            .schedules()
+            .add(
+                ScheduleSpec.builder(
+                        "nightly-close",
+                        "payments",
+                        Timing.cron("30 2 * * *", "Europe/Berlin"),
+                        "Close the day")
+                    .build());
+        ledger
+            .schedules()
+            .add(
+                ScheduleSpec.builder(
+                        "card-sweep", "cards", Timing.every(Duration.ofHours(1)), "Sweep cards")
+                    .build());
+        ledger.schedules().pause("card-sweep");
+      }
+      try (ConsoleServer fleetServer =
+          ConsoleServer.start(
+              Console.builder(ledger, PG.dataSource())
+                  .password(PASSWORD.toCharArray())
+                  .control(control, "public")
+                  .build(),
+              new InetSocketAddress("127.0.0.1", 0))) {
+        login(fleetServer);
+        browser.findElement(By.id("nav-tenants")).click();
+        assertThat(awaitH1("Tenants")).isEqualTo("Tenants");
+        String tenants = browser.findElement(By.id("tenants")).getText();
+        assertThat(tenants)
+            .contains("acme")
+            .contains("active")
+            .contains("fresh")
+            .contains("provisioning")
+            .contains("gone")
+            .contains("degraded");
+        assertThat(browser.getPageSource()).doesNotContain("s3cr3t").doesNotContain("jdbc:");
+        screenshot("tenants");
+
+        browser.findElement(By.id("nav-schemas")).click();
+        assertThat(awaitH1("Schema versions")).isEqualTo("Schema versions");
+        assertThat(browser.findElement(By.id("own-schemas")).getText())
+            .contains("payments")
+            .contains("(directory)");
+        assertThat(browser.getPageSource()).contains("acme").contains("fresh");
+        screenshot("schemas");
+
+        browser.findElement(By.id("nav-schedules")).click();
+        assertThat(awaitH1("Schedules")).isEqualTo("Schedules");
+        assertThat(browser.findElement(By.id("schedules")).getText())
+            .contains("nightly-close")
+            .contains("cron 30 2 * * * (Europe/Berlin)")
+            .contains("card-sweep")
+            .contains("every 1h")
+            .contains("paused");
+        screenshot("schedules");
+      }
+    } finally {
+      for (String db : List.of(controlDb, acmeDb, freshDb)) {
+        PostgresExtension.dropDatabase(db);
+      }
+    }
   }
 
   @Test

@@ -72,6 +72,12 @@ class ConsoleSettingsTest {
         .add(
             ScheduleSpec.builder("ops-tick", "ops", Timing.every(Duration.ofHours(2)), "Tick")
                 .build());
+    // a schedule whose domain has no task yet (a fresh user's first schedule)
+    ledger
+        .schedules()
+        .add(
+            ScheduleSpec.builder("first-tick", "fresh", Timing.every(Duration.ofHours(3)), "First")
+                .build());
     nightly = ledger.schedules().get("nightly-close").orElseThrow();
     hourly = ledger.schedules().get("card-sweep").orElseThrow();
     server =
@@ -181,7 +187,7 @@ class ConsoleSettingsTest {
   @Test
   void the_schedules_api_lists_every_schedule_with_timing_state_and_ticks() throws Exception {
     JsonNode s = api("/api/schedules");
-    assertThat(s).hasSize(3);
+    assertThat(s).hasSize(4); // by name: card-sweep, first-tick, nightly-close, ops-tick
     JsonNode sweep = s.get(0);
     assertThat(sweep.get("name").asText()).isEqualTo("card-sweep");
     assertThat(sweep.get("domain").asText()).isEqualTo("cards");
@@ -191,7 +197,7 @@ class ConsoleSettingsTest {
     assertThat(sweep.get("paused").asBoolean()).isTrue();
     assertThat(sweep.get("nextTick").asText()).isEqualTo(hourly.nextTick().toString());
     assertThat(sweep.get("origin").asText()).isEqualTo("schedule:card-sweep");
-    JsonNode close = s.get(1);
+    JsonNode close = s.get(2);
     assertThat(close.get("name").asText()).isEqualTo("nightly-close");
     assertThat(close.get("domain").asText()).isEqualTo("payments");
     assertThat(close.get("cron").asText()).isEqualTo("30 2 * * *");
@@ -203,6 +209,29 @@ class ConsoleSettingsTest {
     assertThat(close.get("lastTick").isNull()).isTrue();
     // 02:30 in Berlin is 00:30 or 01:30 UTC
     assertThat(close.get("nextTick").asText()).matches(".*T0[01]:30:00Z");
+  }
+
+  @Test
+  void a_schedules_domain_without_a_task_is_not_a_link_and_every_domain_link_answers() {
+    Http http = http();
+    http.login(PASSWORD);
+    String body = http.get("/schedules").body();
+    assertThat(body)
+        .contains(
+            "<td class=\"name\">first-tick</td><td class=\"domain\">fresh <span"
+                + " class=\"none\">(no task filed yet)</span></td>")
+        .doesNotContain("href=\"/domains/fresh\"");
+    java.util.regex.Matcher links =
+        java.util.regex.Pattern.compile("href=\"(/domains/[^\"]*)\"").matcher(body);
+    List<String> domains = new java.util.ArrayList<>();
+    while (links.find()) {
+      domains.add(links.group(1));
+    }
+    assertThat(domains)
+        .containsExactlyInAnyOrder("/domains/payments", "/domains/cards", "/domains/ops");
+    for (String link : domains) {
+      assertThat(http.get(link).statusCode()).as(link).isEqualTo(200);
+    }
   }
 
   @Test

@@ -17,13 +17,18 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.util.Base64;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
-/** {@code ledger-app console}: its refusal without a password, and a console it serves. */
+/**
+ * {@code ledger-app console}: its refusal without a password, and a console it serves on a server
+ * given by {@code --url}, on the embedded default (no {@code --url}), and with a control database.
+ */
 class ConsoleCommandTest {
 
   @RegisterExtension static final PostgresExtension PG = new PostgresExtension();
@@ -85,6 +90,57 @@ class ConsoleCommandTest {
     } finally {
       running.interrupt();
       running.join(10_000);
+    }
+    assertThat(running.isAlive()).isFalse();
+  }
+
+  @Test
+  void without_a_url_it_serves_the_embedded_default_database(@TempDir Path home) throws Exception {
+    ConsoleCommand cmd = new ConsoleCommand();
+    cmd.environment = Map.of(ConsoleCommand.PASSWORD_VARIABLE, "a long secret")::get;
+    CommandLine cli = withCommand(Main.commandLine(), cmd);
+    StringWriter out = new StringWriter();
+    StringWriter err = new StringWriter();
+    cli.setOut(new PrintWriter(out, true));
+    cli.setErr(new PrintWriter(err, true));
+    Thread running =
+        new Thread(
+            () ->
+                cli.execute("console", "--ledger-home", home.toString(), "--port", "0", "--json"));
+    running.start();
+    try {
+      long deadline = System.nanoTime() + 120_000_000_000L; // the embedded server's first start
+      while (!out.toString().contains("\n") && System.nanoTime() < deadline && running.isAlive()) {
+        Thread.sleep(50);
+      }
+      assertThat(out.toString()).as(err.toString()).contains("\n");
+      JsonNode started = new ObjectMapper().readTree(out.toString());
+      String url = started.get("url").asText();
+      String basic =
+          "Basic "
+              + Base64.getEncoder()
+                  .encodeToString("admin:a long secret".getBytes(StandardCharsets.UTF_8));
+      HttpClient http = HttpClient.newHttpClient();
+      HttpResponse<String> overview =
+          http.send(
+              HttpRequest.newBuilder(URI.create(url)).header("Authorization", basic).build(),
+              HttpResponse.BodyHandlers.ofString());
+      assertThat(overview.statusCode()).isEqualTo(200);
+      assertThat(overview.body()).contains("<h1>Overview</h1>").contains("No domain yet");
+      HttpResponse<String> domains =
+          http.send(
+              HttpRequest.newBuilder(URI.create(url + "api/domains"))
+                  .header("Authorization", basic)
+                  .build(),
+              HttpResponse.BodyHandlers.ofString());
+      assertThat(domains.statusCode()).isEqualTo(200);
+      assertThat(domains.body()).isEqualTo("[]");
+      // the embedded server's data directory is in the ledger home given
+      assertThat(home.resolve("postgres")).isDirectory();
+      assertThat(out.toString() + err).doesNotContain("jdbc:");
+    } finally {
+      running.interrupt();
+      running.join(60_000);
     }
     assertThat(running.isAlive()).isFalse();
   }
