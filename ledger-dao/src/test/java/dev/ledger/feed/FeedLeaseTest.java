@@ -249,7 +249,7 @@ class FeedLeaseTest {
    * Polls until the batch holds {@code n} events: the watermark is the cluster's oldest running
    * transaction, which another session of the test server may hold back for a moment.
    */
-  private static FeedBatch pollFor(Feed feed, int n) throws InterruptedException {
+  static FeedBatch pollFor(Feed feed, int n) throws InterruptedException {
     long end = System.nanoTime() + Duration.ofSeconds(60).toNanos();
     FeedBatch b = feed.poll();
     while (b.size() < n && System.nanoTime() < end) {
