@@ -225,6 +225,8 @@ class LedgerHistoryTest {
             "ledger_feed_consumers column lease_until added safe",
             "ledger_feed_consumers column epoch added safe",
             "ledger_feed_consumers column updated added safe",
+            "ledger_feed_consumers column missed_seq added safe",
+            "ledger_feed_consumers column missed_later added safe",
             "ledger_feed_consumers constraint ledger_feed_consumers_pkey added safe",
             "ledger_retention table ledger_retention added safe",
             "ledger_retention column domain added safe",
