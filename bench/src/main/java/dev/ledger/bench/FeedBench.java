@@ -95,7 +95,7 @@ final class FeedBench {
     }
     naive.start();
 
-    int txPerWriter = ctx.size(150, 4_000);
+    int txPerWriter = ctx.size(150, 2_500);
     long t0 = System.nanoTime();
     double written =
         Workers.fixed(
@@ -260,7 +260,7 @@ final class FeedBench {
   private static void triggerCost(Context ctx, HikariDataSource pool, Ledger ledger)
       throws Exception {
     String schema = "\"" + ledger.provision(TRIGGER_DOMAIN) + "\"";
-    int perRound = ctx.size(200, 6_000);
+    int perRound = ctx.size(200, 3_000);
     int rounds = ctx.size(2, 3);
     AtomicLong n = new AtomicLong();
     long filed = 0;
