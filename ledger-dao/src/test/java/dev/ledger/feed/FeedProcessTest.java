@@ -24,6 +24,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -46,6 +47,15 @@ class FeedProcessTest {
 
   @TempDir Path dir;
 
+  private final List<WorkerProcess> started = new ArrayList<>();
+
+  /** Stops the writer and kills whatever a failed test left running. */
+  @AfterEach
+  void cleanUp() {
+    STOP.set(true);
+    started.forEach(WorkerProcess::close);
+  }
+
   /** One logged delivery: {@code <domain> <seq> <task> <holder>}. */
   record Line(String domain, long seq, String task, String holder) {
     String key() {
@@ -62,13 +72,17 @@ class FeedProcessTest {
     for (String c : List.of("c1", "c2", "c3")) {
       running.put(c, start(c, c + "-first", domains));
     }
-    Thread writer = writer(ledger, domains, 400);
+    Thread writer = writer(ledger, domains);
     writer.start();
 
     Path killedLog = log("c2-first");
     awaitLines(killedLog, 60);
     running.get("c2").kill();
+    int atKill = read(log("c1-first")).size();
+    awaitLines(log("c1-first"), atKill + 60); // written while c2 is dead
     WorkerProcess restarted = start("c2", "c2-second", domains);
+    awaitLines(log("c2-second"), 60);
+    STOP.set(true);
     writer.join(DEADLINE.toMillis());
     assertThat(writer.isAlive()).isFalse();
     assertThat(WRITE_FAILURE.get()).isNull();
@@ -114,7 +128,7 @@ class FeedProcessTest {
     Ledger ledger = Ledger.open(PG.dataSource());
     domains.forEach(ledger::provision);
     WorkerProcess one = start("shared", "one", domains);
-    Thread writer = writer(ledger, domains, 300);
+    Thread writer = writer(ledger, domains);
     writer.start();
     awaitLines(log("one"), 10);
     WorkerProcess two = start("shared", "two", domains);
@@ -125,6 +139,8 @@ class FeedProcessTest {
         .as("the second process delivered nothing while the first lived")
         .isEmpty();
     one.kill();
+    awaitLines(log("two"), 60); // takes over once the dead one's lease expires
+    STOP.set(true);
     writer.join(DEADLINE.toMillis());
     assertThat(writer.isAlive()).isFalse();
     assertThat(WRITE_FAILURE.get()).isNull();
@@ -160,20 +176,23 @@ class FeedProcessTest {
   }
 
   private static final AtomicReference<Throwable> WRITE_FAILURE = new AtomicReference<>();
+  private static final java.util.concurrent.atomic.AtomicBoolean STOP =
+      new java.util.concurrent.atomic.AtomicBoolean();
 
   /**
-   * Writes {@code transactions} transactions: through the API (1 to 3 filings, one in five held
-   * open up to 300 ms while others commit) and the reference stack's event INSERTs, alternately on
-   * two threads so one's held transaction is passed by the other's commits.
+   * Writes transactions until {@link #STOP} (at most 20,000): through the API (1 to 3 filings, one
+   * in five held open up to 300 ms while others commit) and the reference stack's event INSERTs,
+   * alternately on two threads so one's held transaction is passed by the other's commits.
    */
-  private static Thread writer(Ledger ledger, List<String> domains, int transactions) {
+  private static Thread writer(Ledger ledger, List<String> domains) {
     WRITE_FAILURE.set(null);
+    STOP.set(false);
     return new Thread(
         () -> {
           Thread reference =
-              new Thread(() -> write(ledger, domains, transactions / 2, true), "reference-writer");
+              new Thread(() -> write(ledger, domains, 10_000, true), "reference-writer");
           reference.start();
-          write(ledger, domains, transactions - transactions / 2, false);
+          write(ledger, domains, 10_000, false);
           try {
             reference.join();
           } catch (InterruptedException e) {
@@ -186,7 +205,7 @@ class FeedProcessTest {
   private static void write(Ledger ledger, List<String> domains, int n, boolean reference) {
     ThreadLocalRandom r = ThreadLocalRandom.current();
     try (Connection c = PG.dataSource().getConnection()) {
-      for (int i = 0; i < n; i++) {
+      for (int i = 0; i < n && !STOP.get(); i++) {
         String domain = domains.get(r.nextInt(domains.size()));
         c.setAutoCommit(false);
         for (int k = 0; k <= r.nextInt(3); k++) {
@@ -227,7 +246,9 @@ class FeedProcessTest {
             Long.toString(LEASE_MS),
             log(holder).toString()));
     args.addAll(domains);
-    return WorkerProcess.start(dir, holder, args.toArray(String[]::new));
+    WorkerProcess p = WorkerProcess.start(dir, holder, args.toArray(String[]::new));
+    started.add(p);
+    return p;
   }
 
   private Path log(String holder) {
