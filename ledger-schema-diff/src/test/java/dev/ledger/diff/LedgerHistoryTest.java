@@ -276,7 +276,7 @@ class LedgerHistoryTest {
             "ledger_tasks trigger ledger_route_completed_deleted on ledger_tasks added safe",
             "ledger_tasks trigger ledger_route_completed_inserted on ledger_tasks added safe",
             "ledger_tasks trigger ledger_routes_completed_changed on ledger_tasks added safe");
-    JsonNode change = Diffs.json(result).get("changes").get(59);
+    JsonNode change = Diffs.json(result).get("changes").get(61);
     assertThat(change.get("table").asText()).isEqualTo("ledger_tasks");
     assertThat(change.get("name").asText()).isEqualTo("completed");
     assertThat(change.get("after").asText()).isEqualTo("boolean DEFAULT false NOT NULL");
