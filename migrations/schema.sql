@@ -6,7 +6,7 @@
 --   ./mvnw -B -ntp verify -Dledger.schema.update=true
 -- and commit it together with the migration.
 
--- Directory set (db/ledger/directory), in the directory schema, at version 9
+-- Directory set (db/ledger/directory), in the directory schema, at version 11
 
 SET check_function_bodies = false;
 
@@ -141,6 +141,8 @@ CREATE TABLE ledger_feed_consumers (
     lease_until timestamp with time zone,
     epoch bigint DEFAULT 0 NOT NULL,
     updated timestamp with time zone DEFAULT now() NOT NULL,
+    missed_seq bigint DEFAULT 0 NOT NULL,
+    missed_later bigint DEFAULT 0 NOT NULL,
     CONSTRAINT ledger_feed_consumers_pkey PRIMARY KEY (consumer, domain)
 );
 

@@ -38,8 +38,8 @@ public final class BenchMain {
    */
   private static final List<String> ALL =
       List.of(
-          "B1", "B2", "B3", "B4", "B5", "B9", "B10", "B12", "B14", "B16", "B18", "B7", "B8", "B11",
-          "B15", "B6");
+          "B1", "B2", "B3", "B4", "B5", "B9", "B10", "B12", "B14", "B16", "B17", "B18", "B7", "B8",
+          "B11", "B15", "B6");
 
   private BenchMain() {}
 
@@ -139,6 +139,7 @@ public final class BenchMain {
             TenantBench.fleetOverServers(ctx);
           }
           case "B11" -> TenantBench.routing(ctx);
+          case "B17" -> FeedBench.run(ctx);
           case "B18" -> RetentionBench.run(ctx);
           case "B15" -> ConsoleBench.run(ctx);
           case "B16" -> ControlsBench.run(ctx);

@@ -18,6 +18,7 @@ import java.util.Map;
 import java.util.Optional;
 import org.jooq.DSLContext;
 import org.jooq.Field;
+import org.jooq.Record2;
 import org.jooq.Record3;
 import org.jooq.Record5;
 import org.jooq.impl.DSL;
@@ -47,8 +48,9 @@ import org.slf4j.LoggerFactory;
  * }</pre>
  *
  * <p>Errors: {@link FeedFencedException} when another reader took a lease; {@link
- * dev.ledger.LedgerStorageException} when the database fails. Not thread-safe: one thread uses a
- * reader.
+ * FeedBehindRetentionException} when a retention purge removed events the consumer had not
+ * received; {@link dev.ledger.LedgerStorageException} when the database fails. Not thread-safe: one
+ * thread uses a reader.
  */
 public final class Feed implements AutoCloseable {
 
@@ -191,6 +193,8 @@ public final class Feed implements AutoCloseable {
    * @return the batch, empty when nothing is deliverable now
    * @throws FeedFencedException when another reader took one of the leases (that domain is no
    *     longer held; {@link #acquire()} again)
+   * @throws FeedBehindRetentionException when a retention purge removed events of a domain that the
+   *     consumer had not received (nothing is read until {@link #acceptLoss(String)})
    * @throws dev.ledger.LedgerStorageException when the database fails
    */
   public FeedBatch poll() {
@@ -210,14 +214,23 @@ public final class Feed implements AutoCloseable {
   private FeedBatch.Position read(
       Tx tx, String domain, long epoch, long watermark, List<FeedEvent> into) {
     DSLContext dir = tx.directory();
-    Record3<String, String, Long> row =
+    Record5<String, String, Long, Long, Long> row =
         dir.update(LEDGER_FEED_CONSUMERS)
             .set(LEDGER_FEED_CONSUMERS.LEASE_UNTIL, leaseEnd())
             .where(mine(domain, epoch))
-            .returningResult(text(XID_FROM), text(XID_TO), LEDGER_FEED_CONSUMERS.SEQ_DONE)
+            .returningResult(
+                text(XID_FROM),
+                text(XID_TO),
+                LEDGER_FEED_CONSUMERS.SEQ_DONE,
+                LEDGER_FEED_CONSUMERS.MISSED_SEQ,
+                LEDGER_FEED_CONSUMERS.MISSED_LATER)
             .fetchOne();
     if (row == null) {
       throw fenced(domain, epoch, "poll");
+    }
+    if (row.value4() > 0 || row.value5() > 0) {
+      // a purge removed events this consumer had not received (FeedHorizon): no silent gap
+      throw new FeedBehindRetentionException(spec.consumer(), domain, row.value4(), row.value5());
     }
     long from = Long.parseLong(row.value1());
     long to = Long.parseLong(row.value2());
@@ -331,6 +344,17 @@ public final class Feed implements AutoCloseable {
               .set(XID_FROM, xid8(p.xidFrom()))
               .set(XID_TO, xid8(p.xidTo()))
               .set(LEDGER_FEED_CONSUMERS.SEQ_DONE, p.seqDone())
+              // the batch was read before a purge that ran while it was in flight (the purge
+              // waits for the poll's row lock): the removed events up to its end were delivered
+              .set(
+                  LEDGER_FEED_CONSUMERS.MISSED_SEQ,
+                  DSL.when(
+                          XID_FROM
+                              .eq(xid8(p.xidFrom()))
+                              .and(XID_TO.eq(xid8(p.xidTo())))
+                              .and(LEDGER_FEED_CONSUMERS.MISSED_SEQ.le(p.seqDone())),
+                          DSL.inline(0L))
+                      .otherwise(LEDGER_FEED_CONSUMERS.MISSED_SEQ))
               .set(
                   LEDGER_FEED_CONSUMERS.DELIVERED,
                   LEDGER_FEED_CONSUMERS.DELIVERED.plus((long) p.count()))
@@ -344,6 +368,54 @@ public final class Feed implements AutoCloseable {
       }
     }
     return null;
+  }
+
+  /**
+   * Accepts that a retention purge removed events of {@code domain} this consumer had not received
+   * ({@link FeedBehindRetentionException}): the refusal is lifted and the next poll goes on from
+   * the checkpoint with the events that remain. Call it once the consumer has rebuilt what it keeps
+   * from another source. Needs the lease of the domain ({@link #acquire()}).
+   *
+   * @param domain a domain of the spec whose lease this reader holds
+   * @return true when there was a loss to accept, false when the consumer had missed nothing
+   * @throws InvalidInputException naming {@code domain} when the reader does not hold its lease
+   * @throws FeedFencedException when another reader took the lease
+   * @throws dev.ledger.LedgerStorageException when the database fails
+   */
+  public boolean acceptLoss(String domain) {
+    Long epoch = domain == null ? null : epochs.get(domain);
+    if (epoch == null) {
+      throw new InvalidInputException(
+          "domain", "this reader holds no lease of '" + domain + "' (acquire first)");
+    }
+    return engine.write(
+        "feed accept loss",
+        tx -> {
+          Record2<Long, Long> before =
+              tx.directory()
+                  .select(LEDGER_FEED_CONSUMERS.MISSED_SEQ, LEDGER_FEED_CONSUMERS.MISSED_LATER)
+                  .from(LEDGER_FEED_CONSUMERS)
+                  .where(mine(domain, epoch))
+                  .forUpdate()
+                  .fetchOne();
+          if (before == null) {
+            throw fenced(domain, epoch, "accept loss");
+          }
+          tx.directory()
+              .update(LEDGER_FEED_CONSUMERS)
+              .set(LEDGER_FEED_CONSUMERS.MISSED_SEQ, 0L)
+              .set(LEDGER_FEED_CONSUMERS.MISSED_LATER, 0L)
+              .set(LEDGER_FEED_CONSUMERS.LEASE_UNTIL, leaseEnd())
+              .set(LEDGER_FEED_CONSUMERS.UPDATED, DSL.currentOffsetDateTime())
+              .where(mine(domain, epoch))
+              .execute();
+          LOG.warn(
+              "feed {}: accepted the loss of events retention removed from domain {} before"
+                  + " delivery",
+              spec.consumer(),
+              domain);
+          return before.value1() > 0 || before.value2() > 0;
+        });
   }
 
   /**

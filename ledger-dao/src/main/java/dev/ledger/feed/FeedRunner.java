@@ -120,8 +120,9 @@ public final class FeedRunner implements AutoCloseable {
   }
 
   /**
-   * How many batches failed: the handler threw, a checkpoint was refused (the lease was taken) or
-   * the database failed.
+   * How many batches failed: the handler threw, a checkpoint was refused (the lease was taken), the
+   * consumer is behind the retention horizon ({@link FeedBehindRetentionException}, counted at
+   * every poll until the loss is accepted) or the database failed.
    *
    * @return the count since start
    */
@@ -206,6 +207,11 @@ public final class FeedRunner implements AutoCloseable {
         } catch (FeedFencedException e) {
           failures.incrementAndGet();
           LOG.warn("ledger feed: {}", e.getMessage());
+        } catch (FeedBehindRetentionException e) {
+          // nothing is delivered until the consumer accepts the loss (Feed.acceptLoss)
+          failures.incrementAndGet();
+          LOG.error("ledger feed: {}", e.getMessage());
+          pause(pollInterval);
         } catch (RuntimeException | SQLException e) {
           failures.incrementAndGet();
           LOG.warn(

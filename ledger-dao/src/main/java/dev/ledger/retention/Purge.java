@@ -12,6 +12,7 @@ import dev.ledger.append.Retries;
 import dev.ledger.codegen.convert.Rfc3339;
 import dev.ledger.codegen.db.ledger_directory.tables.LedgerTasks;
 import dev.ledger.codegen.db.ledger_template.tables.Tasks;
+import dev.ledger.feed.FeedHorizon;
 import dev.ledger.kernel.DomainLock;
 import java.time.Duration;
 import java.time.Instant;
@@ -38,6 +39,10 @@ final class Purge {
   private static final Field<String> COMPLETED = DSL.inline(Status.COMPLETED.wire());
   private static final Field<String> INVALIDATED = DSL.inline(Status.INVALIDATED.wire());
 
+  /** The id of the transaction that wrote an event (domain V11), as text. */
+  private static final Field<String> XID_TEXT =
+      DSL.field("{0}::text", String.class, DSL.name("xid"));
+
   private Purge() {}
 
   /** A batch's window: the next task ids after the cursor, in id order. */
@@ -45,7 +50,12 @@ final class Purge {
 
   /** What one batch removed. */
   record Batch(
-      int tasksRemoved, int eventsRemoved, int tasksKept, long maxSeq, Set<ClassKey> classes) {}
+      int tasksRemoved,
+      int eventsRemoved,
+      int tasksKept,
+      long maxSeq,
+      Set<ClassKey> classes,
+      List<FeedHorizon.Removed> removed) {}
 
   /** A claim class: label rank and the MD5 of the requirements' JSON. */
   record ClassKey(long rank, String md5) {}
@@ -115,7 +125,7 @@ final class Purge {
             .skipLocked()
             .fetch();
     if (rows.isEmpty()) {
-      return new Batch(0, 0, expired, 0, Set.of());
+      return new Batch(0, 0, expired, 0, Set.of(), List.of());
     }
     String[] ids = rows.stream().map(Record3::value1).toArray(String[]::new);
     Set<ClassKey> classes = new LinkedHashSet<>();
@@ -129,14 +139,14 @@ final class Purge {
         .where(LEDGER_TASKS.ID.eq(DSL.any(ids)))
         .and(LEDGER_TASKS.DOMAIN.eq(domain))
         .execute();
-    List<Long> seqs =
+    List<FeedHorizon.Removed> removed =
         ctx.deleteFrom(EVENTS)
             .where(EVENTS.TASK_ID.eq(DSL.any(ids)))
-            .returningResult(EVENTS.SEQ)
-            .fetch(EVENTS.SEQ);
+            .returningResult(EVENTS.SEQ, XID_TEXT)
+            .fetch(r -> new FeedHorizon.Removed(r.value1(), Long.parseLong(r.value2())));
     ctx.deleteFrom(TASKS).where(TASKS.ID.eq(DSL.any(ids))).execute();
-    long maxSeq = seqs.stream().mapToLong(Long::longValue).max().orElse(0);
-    return new Batch(ids.length, seqs.size(), expired - ids.length, maxSeq, classes);
+    long maxSeq = removed.stream().mapToLong(FeedHorizon.Removed::seq).max().orElse(0);
+    return new Batch(ids.length, removed.size(), expired - ids.length, maxSeq, classes, removed);
   }
 
   /**

@@ -7,6 +7,7 @@ import dev.ledger.LedgerTimeoutException;
 import dev.ledger.Validation;
 import dev.ledger.codegen.convert.Rfc3339;
 import dev.ledger.codegen.db.ledger_directory.tables.records.LedgerRetentionRecord;
+import dev.ledger.feed.FeedHorizon;
 import dev.ledger.kernel.Engine;
 import dev.ledger.retention.PurgeReport.DomainPurge;
 import java.time.Duration;
@@ -281,13 +282,13 @@ public final class Retention {
   }
 
   /** The batch of a purge that found another purge of the domain running. */
-  private static final Purge.Batch BUSY = new Purge.Batch(0, 0, 0, 0, Set.of());
+  private static final Purge.Batch BUSY = new Purge.Batch(0, 0, 0, 0, Set.of(), List.of());
 
   private Purge.Batch batchIn(
       dev.ledger.kernel.Tx tx, String domain, Purge.Window w, Instant cutoff) {
     Optional<DSLContext> mapped = engine.domain(tx, domain);
     if (mapped.isEmpty()) {
-      return new Purge.Batch(0, 0, 0, 0, Set.of());
+      return new Purge.Batch(0, 0, 0, 0, Set.of(), List.of());
     }
     DSLContext ctx = mapped.get();
     if (!Purge.begin(ctx, domain)) {
@@ -296,6 +297,8 @@ public final class Retention {
     Purge.Batch b = Purge.batch(ctx, domain, w, cutoff);
     if (b.tasksRemoved() > 0) {
       Purge.record(tx.directory(), domain, b, engine.now());
+      // in this transaction: a consumer's reader is refused once it commits, never before
+      FeedHorizon.record(tx.directory(), domain, b.removed());
     }
     return b;
   }

@@ -197,6 +197,21 @@ class FeedLeaseTest {
   }
 
   @Test
+  void aRunnerThatListensNeedsRoomForItsListeningConnectionAsTheWorkerPoolDoes() {
+    Ledger ledger = Ledger.open(PG.dataSource());
+    FeedSpec spec = spec("pooler", "one", "pooler");
+    try (com.zaxxer.hikari.HikariDataSource one =
+        PostgresExtension.pool(PG.jdbcUrl(), 1, "feed-pooler-test")) {
+      // the listening connection would take the pool's only one: refused, naming the field
+      assertThatThrownBy(() -> FeedRunner.builder(ledger, spec, one, (e, tx) -> {}).build())
+          .isInstanceOfSatisfying(
+              InvalidInputException.class, e -> assertThat(e.field()).isEqualTo("dataSource"));
+      // polling only is allowed on one connection
+      FeedRunner.builder(ledger, spec, one, (e, tx) -> {}).listen(false).build().close();
+    }
+  }
+
+  @Test
   void twoRunnersOfOneConsumerNeverDeliverAtOnceAndTheSecondTakesOver() throws Exception {
     Ledger ledger = Ledger.open(PG.dataSource());
     file(ledger, "runners", 20);
@@ -249,7 +264,7 @@ class FeedLeaseTest {
    * Polls until the batch holds {@code n} events: the watermark is the cluster's oldest running
    * transaction, which another session of the test server may hold back for a moment.
    */
-  private static FeedBatch pollFor(Feed feed, int n) throws InterruptedException {
+  static FeedBatch pollFor(Feed feed, int n) throws InterruptedException {
     long end = System.nanoTime() + Duration.ofSeconds(60).toNanos();
     FeedBatch b = feed.poll();
     while (b.size() < n && System.nanoTime() < end) {

@@ -37,6 +37,12 @@ import javax.sql.DataSource;
  *       dev.ledger.worker.WorkerPool} until killed (or SIGTERM, which closes it); its handler
  *       appends {@code <task> <attempt> <holder>} to the log for each task it starts (flushed at
  *       once, so a kill loses no line), sleeps 4 ms, and completes the task.
+ *   <li>{@code feed <jdbcUrl> <consumer> <holder> <leaseMs> <log> <domain>...}: runs a {@link
+ *       dev.ledger.feed.FeedRunner} of the consumer (from the start, batches of 50) until killed
+ *       (or SIGTERM, which closes it); its handler appends {@code <domain> <seq> <task> <holder>}
+ *       to the log for each event of a batch, flushed before the batch's checkpoint commits, so a
+ *       kill loses no line (and a batch whose checkpoint did not commit is logged again by the next
+ *       reader).
  * </ul>
  */
 public final class LedgerWorkerMain {
@@ -74,6 +80,15 @@ public final class LedgerWorkerMain {
               Long.parseLong(rest[3]),
               rest[4],
               Long.parseLong(rest[5]));
+          break;
+        case "feed":
+          feed(
+              pool,
+              rest[0],
+              rest[1],
+              Long.parseLong(rest[2]),
+              rest[3],
+              List.of(rest).subList(4, rest.length));
           break;
         case "file-first":
           fileFirst(
@@ -176,6 +191,53 @@ public final class LedgerWorkerMain {
                     stop.countDown();
                   }));
       System.out.println(holder + " running");
+      stop.await();
+    }
+  }
+
+  private static void feed(
+      DataSource ds, String consumer, String holder, long leaseMs, String log, List<String> domains)
+      throws IOException, InterruptedException {
+    Ledger ledger = open(ds);
+    try (java.io.FileOutputStream out = new java.io.FileOutputStream(log, true)) {
+      java.util.concurrent.CountDownLatch stop = new java.util.concurrent.CountDownLatch(1);
+      dev.ledger.feed.FeedRunner runner =
+          dev.ledger.feed.FeedRunner.builder(
+                  ledger,
+                  dev.ledger.feed.FeedSpec.builder(consumer, domains)
+                      .holder(holder)
+                      .lease(Duration.ofMillis(leaseMs))
+                      .batchSize(50)
+                      .fromStart(true)
+                      .build(),
+                  ds,
+                  (events, tx) -> {
+                    StringBuilder lines = new StringBuilder();
+                    for (dev.ledger.feed.FeedEvent e : events) {
+                      lines
+                          .append(e.domain())
+                          .append(' ')
+                          .append(e.seq())
+                          .append(' ')
+                          .append(e.taskId())
+                          .append(' ')
+                          .append(holder)
+                          .append('\n');
+                    }
+                    out.write(lines.toString().getBytes(StandardCharsets.UTF_8));
+                    out.flush();
+                  })
+              .pollInterval(Duration.ofMillis(200))
+              .build();
+      runner.start();
+      Runtime.getRuntime()
+          .addShutdownHook(
+              new Thread(
+                  () -> {
+                    runner.close();
+                    stop.countDown();
+                  }));
+      System.out.println(holder + " following " + domains + " as " + consumer);
       stop.await();
     }
   }

@@ -225,6 +225,8 @@ class LedgerHistoryTest {
             "ledger_feed_consumers column lease_until added safe",
             "ledger_feed_consumers column epoch added safe",
             "ledger_feed_consumers column updated added safe",
+            "ledger_feed_consumers column missed_seq added safe",
+            "ledger_feed_consumers column missed_later added safe",
             "ledger_feed_consumers constraint ledger_feed_consumers_pkey added safe",
             "ledger_retention table ledger_retention added safe",
             "ledger_retention column domain added safe",
@@ -274,7 +276,7 @@ class LedgerHistoryTest {
             "ledger_tasks trigger ledger_route_completed_deleted on ledger_tasks added safe",
             "ledger_tasks trigger ledger_route_completed_inserted on ledger_tasks added safe",
             "ledger_tasks trigger ledger_routes_completed_changed on ledger_tasks added safe");
-    JsonNode change = Diffs.json(result).get("changes").get(59);
+    JsonNode change = Diffs.json(result).get("changes").get(61);
     assertThat(change.get("table").asText()).isEqualTo("ledger_tasks");
     assertThat(change.get("name").asText()).isEqualTo("completed");
     assertThat(change.get("after").asText()).isEqualTo("boolean DEFAULT false NOT NULL");
