@@ -6,7 +6,7 @@
 --   ./mvnw -B -ntp verify -Dledger.schema.update=true
 -- and commit it together with the migration.
 
--- Directory set (db/ledger/directory), in the directory schema, at version 11
+-- Directory set (db/ledger/directory), in the directory schema, at version 10
 
 SET check_function_bodies = false;
 

@@ -11,7 +11,7 @@ import org.jooq.impl.DSL;
 /**
  * The retention horizon of the feed's consumers: a retention purge tells it which events it
  * removed, and it records, per consumer of the domain, those the consumer had not received by its
- * committed checkpoint (directory migration V11, {@code missed_seq} and {@code missed_later}). A
+ * committed checkpoint (directory migration V10, {@code missed_seq} and {@code missed_later}). A
  * reader of such a consumer is then refused with {@link FeedBehindRetentionException}. Events a
  * consumer already received change nothing. Internal: called by {@code dev.ledger.retention};
  * stateless.
