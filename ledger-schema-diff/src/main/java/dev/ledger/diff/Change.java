@@ -85,6 +85,8 @@ public record Change(
     ROW_SECURITY,
     /** A table's {@code REPLICA IDENTITY} when it is not the default. */
     REPLICA_IDENTITY,
+    /** A table's storage when it is not the default: {@code UNLOGGED}, storage parameters. */
+    TABLE_STORAGE,
     /** Extended statistics ({@code CREATE STATISTICS}). */
     STATISTICS,
     /** A comment ({@code COMMENT ON}). */

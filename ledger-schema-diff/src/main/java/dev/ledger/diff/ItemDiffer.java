@@ -82,6 +82,10 @@ final class ItemDiffer {
       p.because(Risk.DESTRUCTIVE, "added " + h.kind().label()).refuse(h.refusal());
       return;
     }
+    if (h.kind() == Kind.TABLE_STORAGE) {
+      storage(p, List.of(), h.labels(), !base.tables().containsKey(h.table()));
+      return;
+    }
     p.because(Risk.SAFE, addedReason(h));
     create(p, h, rank);
   }
@@ -100,6 +104,9 @@ final class ItemDiffer {
         && !head.tables().containsKey(b.table())) {
       p.because(Risk.SAFE, "dropped with its table");
       return;
+    } else if (b.kind() == Kind.TABLE_STORAGE) {
+      storage(p, b.labels(), List.of(), false);
+      return;
     } else {
       p.because(Risk.SAFE, droppedReason(b));
     }
@@ -111,6 +118,10 @@ final class ItemDiffer {
     if (b.refusal() != null || h.refusal() != null) {
       p.because(Risk.DESTRUCTIVE, "changed " + h.kind().label())
           .refuse(h.refusal() != null ? h.refusal() : b.refusal());
+      return;
+    }
+    if (h.kind() == Kind.TABLE_STORAGE) {
+      storage(p, b.labels(), h.labels(), false);
       return;
     }
     if (h.kind() == Kind.ENUM && isSubsequence(b.labels(), h.labels())) {
@@ -153,6 +164,27 @@ final class ItemDiffer {
       drop(p, b, h.early() ? DROP_BEFORE_CREATE + dropRank : dropRank);
     }
     create(p, h, createRank);
+  }
+
+  /**
+   * A table's storage from {@code from} to {@code to} ({@link TableStorage} labels): {@code SET
+   * [UN]LOGGED} rewrites the table, storage parameters are catalog only.
+   */
+  private static void storage(Pending p, List<String> from, List<String> to, boolean newTable) {
+    if (newTable) {
+      p.because(Risk.SAFE, "part of a new table");
+    } else if (TableStorage.rewrites(from, to)) {
+      p.because(
+          Risk.LOCKING,
+          "SET LOGGED/UNLOGGED rewrites the table under an ACCESS EXCLUSIVE lock (and SET LOGGED"
+              + " writes all of it to the WAL)");
+    } else {
+      p.because(
+          Risk.SAFE,
+          "storage parameters: catalog only, they apply to rows written from now on (a brief"
+              + " lock)");
+    }
+    TableStorage.between(from, to).forEach(sql -> p.sql(Phase.CREATE_DEPENDENT, 0, sql));
   }
 
   private void create(Pending p, Item h, int rank) {

@@ -141,11 +141,13 @@ final class ItemReader {
       SELECT c.oid, n.nspname, c.relname, quote_ident(n.nspname), quote_ident(c.relname),
              c.relrowsecurity, c.relforcerowsecurity, c.relreplident,
              (SELECT quote_ident(ic.relname) FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid
-               WHERE i.indrelid = c.oid AND i.indisreplident)
+               WHERE i.indrelid = c.oid AND i.indisreplident),
+             c.relpersistence, c.reloptions
         FROM pg_class c
         JOIN pg_namespace n ON n.oid = c.relnamespace
        WHERE n.nspname = ANY (?) AND c.relkind IN ('r', 'p')
-         AND (c.relrowsecurity OR c.relforcerowsecurity OR c.relreplident <> 'd')
+         AND (c.relrowsecurity OR c.relforcerowsecurity OR c.relreplident <> 'd'
+              OR c.relpersistence = 'u' OR c.reloptions IS NOT NULL)
       """;
 
   private static final String STATISTICS =
@@ -262,14 +264,6 @@ final class ItemReader {
         FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
         JOIN pg_namespace n ON n.oid = c.relnamespace
        WHERE n.nspname = ANY (?) AND a.attacl IS NOT NULL AND NOT a.attisdropped
-      UNION ALL
-      SELECT 'table storage', quote_ident(n.nspname) || '.' || quote_ident(c.relname),
-             concat_ws(' ', CASE c.relpersistence WHEN 'u' THEN 'UNLOGGED' END,
-                       array_to_string(c.reloptions, ', '))
-        FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-       WHERE n.nspname = ANY (?) AND c.relkind IN ('r', 'p')
-         AND (c.relpersistence = 'u' OR c.reloptions IS NOT NULL)
-         AND NOT (n.nspname = ? AND c.relname = ?)
       """;
 
   private static final String DEPENDENCIES =
@@ -647,6 +641,30 @@ final class ItemReader {
       b.replaceable = true;
       b.uses.add(table);
     }
+    storage(r, table, tableSql);
+  }
+
+  /** A table's storage, when it is not the default, as a {@link TableStorage} item. */
+  private void storage(ResultSet r, String table, String tableSql) throws SQLException {
+    boolean unlogged = "u".equals(r.getString(10));
+    Array array = r.getArray(11);
+    List<String> options = new ArrayList<>();
+    if (array != null) {
+      options.addAll(List.of((String[]) array.getArray()));
+      options.sort(null);
+      array.free();
+    }
+    if (!unlogged && options.isEmpty()) {
+      return;
+    }
+    Builder b = add(Kind.TABLE_STORAGE, table, null);
+    b.table = table;
+    b.labels = TableStorage.labels(tableSql, unlogged, options);
+    b.definition = String.join(", ", b.labels.subList(1, b.labels.size()));
+    b.create.addAll(TableStorage.between(List.of(), b.labels));
+    b.drop.addAll(TableStorage.between(b.labels, List.of()));
+    b.replaceable = true;
+    b.uses.add(table);
   }
 
   private void statistics(ResultSet r) throws SQLException {
@@ -863,10 +881,6 @@ final class ItemReader {
       int count = s.getParameterMetaData().getParameterCount();
       for (int i = 1; i <= count; i++) {
         s.setArray(i, names);
-      }
-      if (sql == OTHERS) {
-        s.setString(count - 1, reader.defaultSchema());
-        s.setString(count, ScratchPostgres.HISTORY_TABLE);
       }
       try (ResultSet r = s.executeQuery()) {
         while (r.next()) {

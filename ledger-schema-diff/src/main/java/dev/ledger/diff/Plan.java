@@ -125,6 +125,7 @@ final class Plan {
                       && kind != Kind.POLICY
                       && kind != Kind.ROW_SECURITY
                       && kind != Kind.REPLICA_IDENTITY
+                      && kind != Kind.TABLE_STORAGE
                       && kind != Kind.STATISTICS));
       String lock = onNewObject ? null : Locks.strongest(sql);
       return new Change(

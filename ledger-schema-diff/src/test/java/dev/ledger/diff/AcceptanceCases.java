@@ -50,6 +50,7 @@ final class AcceptanceCases {
       triggersAndPolicies();
       commentsAndGrants();
       partitionsAndInheritance();
+      storage();
       refusals();
     }
     return List.copyOf(CASES);
@@ -1101,6 +1102,40 @@ final class AcceptanceCases {
         "destructive+safe");
   }
 
+  private static void storage() {
+    String u = "CREATE TABLE u (x int PRIMARY KEY);\n";
+    String unlogged = "CREATE UNLOGGED TABLE u (x int PRIMARY KEY);\n";
+    exact("storage: unlogged table", T + u, T + unlogged, "locking");
+    exact("storage: logged again", T + unlogged, T + u, "locking");
+    exact(
+        "storage: storage parameters",
+        T + u,
+        T + "CREATE TABLE u (x int PRIMARY KEY) WITH (fillfactor = 50);",
+        "safe");
+    exact(
+        "storage: storage parameters changed and reset",
+        T + "CREATE TABLE u (x int) WITH (fillfactor = 50, autovacuum_enabled = false);",
+        T + "CREATE TABLE u (x int) WITH (fillfactor = 70);",
+        "safe");
+    exact(
+        "storage: unlogged with parameters, then logged without",
+        T + "CREATE UNLOGGED TABLE u (x int) WITH (fillfactor = 50);",
+        T + "CREATE TABLE u (x int);",
+        "locking");
+    exact("storage: new unlogged table", T, T + unlogged, "safe");
+    exact("storage: unlogged table dropped", T + unlogged, T, "destructive+safe");
+    exact(
+        "storage: parameters on a partitioned table's partition",
+        T
+            + "CREATE TABLE m (id bigint, at date) PARTITION BY RANGE (at);\n"
+            + "CREATE TABLE m25 PARTITION OF m FOR VALUES FROM ('2025-01-01') TO ('2026-01-01');",
+        T
+            + "CREATE TABLE m (id bigint, at date) PARTITION BY RANGE (at);\n"
+            + "CREATE TABLE m25 PARTITION OF m FOR VALUES FROM ('2025-01-01') TO ('2026-01-01')"
+            + " WITH (fillfactor = 80);",
+        "safe");
+  }
+
   private static void refusals() {
     refused(
         "rule added",
@@ -1142,17 +1177,5 @@ final class AcceptanceCases {
         T + "GRANT SELECT (a) ON t TO PUBLIC;",
         "destructive",
         "column privileges");
-    refused(
-        "unlogged table",
-        T + "CREATE TABLE u (x int);",
-        T + "CREATE UNLOGGED TABLE u (x int);",
-        "destructive",
-        "table storage");
-    refused(
-        "storage parameters",
-        T + "CREATE TABLE u (x int);",
-        T + "CREATE TABLE u (x int) WITH (fillfactor = 50);",
-        "destructive",
-        "table storage");
   }
 }
