@@ -79,6 +79,8 @@ public record Change(
     MATERIALIZED_VIEW,
     /** A trigger. */
     TRIGGER,
+    /** A rewrite rule ({@code CREATE RULE}) on a table or view. */
+    RULE,
     /** A row-level security policy. */
     POLICY,
     /** Whether a table enables or forces row-level security. */
@@ -94,8 +96,8 @@ public record Change(
     /** The privileges one role holds on one object ({@code GRANT}). */
     GRANT,
     /**
-     * An object of a kind the tool does not migrate (a rule, an aggregate, an operator, a range
-     * type, a text search object, a foreign table...): named and refused when it differs.
+     * An object of a kind the tool does not migrate (an aggregate, an operator, a range type, a
+     * text search object, a foreign table...): named and refused when it differs.
      */
     OTHER;
 

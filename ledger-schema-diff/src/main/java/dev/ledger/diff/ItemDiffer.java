@@ -302,6 +302,9 @@ final class ItemDiffer {
     return switch (h.kind()) {
       case MATERIALIZED_VIEW -> "new materialized view: runs its query once to fill it";
       case TRIGGER -> "new trigger: catalog only (takes a brief SHARE ROW EXCLUSIVE lock)";
+      case RULE ->
+          "new rule: catalog only (a brief ACCESS EXCLUSIVE lock); it rewrites the statements it"
+              + " matches from now on";
       case ROW_SECURITY ->
           "row-level security set: roles other than the owner see only what policies allow";
       case GRANT -> "privileges changed: catalog only";

@@ -121,6 +121,32 @@ final class ItemReader {
        WHERE n.nspname = ANY (?) AND NOT tg.tgisinternal AND tg.tgparentid = 0
       """;
 
+  private static final String RULES =
+      """
+      SELECT r.oid, r.rulename, n.nspname, c.relname, quote_ident(r.rulename),
+             pg_get_ruledef(r.oid, true), r.ev_enabled, quote_ident(n.nspname),
+             quote_ident(c.relname)
+        FROM pg_rewrite r
+        JOIN pg_class c ON c.oid = r.ev_class
+        JOIN pg_namespace n ON n.oid = c.relnamespace
+       WHERE n.nspname = ANY (?) AND r.rulename <> '_RETURN'
+      """;
+
+  private static final String COLUMN_GRANTS =
+      """
+      SELECT n.nspname, c.relname, quote_ident(n.nspname), quote_ident(c.relname), a.attname,
+             quote_ident(a.attname),
+             CASE WHEN x.grantee = 0 THEN 'PUBLIC' ELSE quote_ident(pg_get_userbyid(x.grantee)) END,
+             x.privilege_type, x.is_grantable
+        FROM pg_attribute a
+        JOIN pg_class c ON c.oid = a.attrelid
+        JOIN pg_namespace n ON n.oid = c.relnamespace,
+             LATERAL aclexplode(a.attacl) x
+       WHERE n.nspname = ANY (?) AND a.attacl IS NOT NULL AND NOT a.attisdropped
+         AND a.attnum > 0 AND x.grantee <> c.relowner
+       ORDER BY 1, 2, 5, 7, 8
+      """;
+
   private static final String POLICIES =
       """
       SELECT pol.oid, pol.polname, n.nspname, c.relname, quote_ident(pol.polname),
@@ -221,12 +247,6 @@ final class ItemReader {
 
   private static final String OTHERS =
       """
-      SELECT 'rule', r.rulename || ' on ' || quote_ident(n.nspname) || '.' || quote_ident(c.relname),
-             pg_get_ruledef(r.oid, true)
-        FROM pg_rewrite r JOIN pg_class c ON c.oid = r.ev_class
-        JOIN pg_namespace n ON n.oid = c.relnamespace
-       WHERE n.nspname = ANY (?) AND r.rulename <> '_RETURN'
-      UNION ALL
       SELECT 'foreign table', quote_ident(n.nspname) || '.' || quote_ident(c.relname), ''
         FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
        WHERE n.nspname = ANY (?) AND c.relkind = 'f'
@@ -258,12 +278,7 @@ final class ItemReader {
       SELECT 'conversion', quote_ident(n.nspname) || '.' || quote_ident(v.conname), ''
         FROM pg_conversion v JOIN pg_namespace n ON n.oid = v.connamespace
        WHERE n.nspname = ANY (?)
-      UNION ALL
-      SELECT 'column privileges', quote_ident(n.nspname) || '.' || quote_ident(c.relname) || '.'
-             || quote_ident(a.attname), a.attacl::text
-        FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
-        JOIN pg_namespace n ON n.oid = c.relnamespace
-       WHERE n.nspname = ANY (?) AND a.attacl IS NOT NULL AND NOT a.attisdropped
+
       """;
 
   private static final String DEPENDENCIES =
@@ -336,6 +351,8 @@ final class ItemReader {
     query(VIEWS, this::view);
     query(TRIGGERS, this::trigger);
     query(POLICIES, this::policy);
+    query(RULES, this::rule);
+    columnGrants();
     query(TABLE_SETTINGS, this::tableSettings);
     query(STATISTICS, this::statistics);
     query(COMMENTS, this::comment);
@@ -563,6 +580,91 @@ final class ItemReader {
     }
     b.definition = String.join("\n", b.create);
     b.drop.add("DROP TRIGGER " + r.getString(5) + " ON " + tableSql + ";");
+  }
+
+  /**
+   * Column privileges ({@code GRANT SELECT (a) ON t}): one {@link Kind#GRANT} item per column and
+   * grantee, made by {@code REVOKE ALL (a)} then {@code GRANT}, removed by {@code REVOKE ALL (a)}.
+   */
+  private void columnGrants() throws SQLException {
+    Map<String, Builder> byKey = new LinkedHashMap<>();
+    Map<String, List<List<String>>> privileges = new LinkedHashMap<>();
+    query(
+        COLUMN_GRANTS,
+        r -> {
+          String table = reader.name(r.getString(1), r.getString(2));
+          if (table.equals(ScratchPostgres.HISTORY_TABLE)) {
+            return;
+          }
+          String column = " (" + r.getString(6) + ")";
+          String onTable =
+              " ON TABLE " + reader.sqlName(r.getString(1), r.getString(3), r.getString(4));
+          String on = column + onTable;
+          String grantee = r.getString(7);
+          String key = table + "." + r.getString(5) + " to " + grantee;
+          Builder b = byKey.get(key);
+          if (b == null) {
+            b = add(Kind.GRANT, "column " + key, null);
+            b.table = table;
+            b.uses.add(table + ":" + r.getString(5));
+            b.replaceable = true;
+            b.create.add("REVOKE ALL" + on + " FROM " + grantee + ";");
+            b.drop.add("REVOKE ALL" + on + " FROM " + grantee + ";");
+            byKey.put(key, b);
+            privileges.put(
+                key, List.of(new ArrayList<>(), new ArrayList<>(), List.of(onTable, grantee)));
+          }
+          // GRANT SELECT (a), UPDATE (a) ON TABLE t: each privilege names the column
+          privileges.get(key).get(r.getBoolean(9) ? 1 : 0).add(r.getString(8) + column);
+        });
+    byKey.forEach(
+        (key, b) -> {
+          List<String> plain = privileges.get(key).get(0);
+          List<String> withOption = privileges.get(key).get(1);
+          String on = privileges.get(key).get(2).get(0);
+          String grantee = privileges.get(key).get(2).get(1);
+          if (!plain.isEmpty()) {
+            b.create.add("GRANT " + String.join(", ", plain) + on + " TO " + grantee + ";");
+          }
+          if (!withOption.isEmpty()) {
+            b.create.add(
+                "GRANT "
+                    + String.join(", ", withOption)
+                    + on
+                    + " TO "
+                    + grantee
+                    + " WITH GRANT OPTION;");
+          }
+          b.definition =
+              (plain.isEmpty() ? "" : String.join(", ", plain))
+                  + (withOption.isEmpty()
+                      ? ""
+                      : (plain.isEmpty() ? "" : "; ")
+                          + "with grant option: "
+                          + String.join(", ", withOption));
+        });
+  }
+
+  /** A rewrite rule: {@code pg_get_ruledef}, its enabled state, {@code DROP RULE}. */
+  private void rule(ResultSet r) throws SQLException {
+    String table = reader.name(r.getString(3), r.getString(4));
+    String tableSql = reader.sqlName(r.getString(3), r.getString(8), r.getString(9));
+    Builder b = add(Kind.RULE, r.getString(2) + " on " + table, "pg_rewrite:" + r.getLong(1));
+    b.table = table;
+    String enabled =
+        switch (r.getString(7)) {
+          case "D" -> "DISABLE RULE ";
+          case "R" -> "ENABLE REPLICA RULE ";
+          case "A" -> "ENABLE ALWAYS RULE ";
+          default -> null;
+        };
+    String def = reader.norm(r.getString(6)).strip();
+    b.create.add(def.endsWith(";") ? def : def + ";");
+    if (enabled != null) {
+      b.create.add("ALTER TABLE " + tableSql + " " + enabled + r.getString(5) + ";");
+    }
+    b.definition = String.join("\n", b.create);
+    b.drop.add("DROP RULE " + r.getString(5) + " ON " + tableSql + ";");
   }
 
   private void policy(ResultSet r) throws SQLException {

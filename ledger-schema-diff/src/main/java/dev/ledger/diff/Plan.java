@@ -122,6 +122,7 @@ final class Plan {
                       && kind != Kind.CONSTRAINT
                       && kind != Kind.INDEX
                       && kind != Kind.TRIGGER
+                      && kind != Kind.RULE
                       && kind != Kind.POLICY
                       && kind != Kind.ROW_SECURITY
                       && kind != Kind.REPLICA_IDENTITY

@@ -51,6 +51,7 @@ final class AcceptanceCases {
       commentsAndGrants();
       partitionsAndInheritance();
       storage();
+      rulesAndColumnPrivileges();
       refusals();
     }
     return List.copyOf(CASES);
@@ -1136,13 +1137,38 @@ final class AcceptanceCases {
         "safe");
   }
 
-  private static void refusals() {
-    refused(
-        "rule added",
+  private static void rulesAndColumnPrivileges() {
+    String keep = "CREATE RULE t_keep AS ON DELETE TO t DO INSTEAD NOTHING;\n";
+    exact("rule added", T, T + keep, "safe");
+    exact("rule dropped", T + keep, T, "safe");
+    exact(
+        "rule changed",
+        T + keep,
+        T + "CREATE RULE t_keep AS ON DELETE TO t WHERE old.a > 0 DO INSTEAD NOTHING;",
+        "safe");
+    exact("rule disabled", T + keep, T + keep + "ALTER TABLE t DISABLE RULE t_keep;", "safe");
+    exact(
+        "rule on a new table",
         T,
-        T + "CREATE RULE t_keep AS ON DELETE TO t DO INSTEAD NOTHING;",
-        "destructive",
-        "rule t_keep on t");
+        T
+            + "CREATE TABLE log (id bigint, at timestamptz);\n"
+            + "CREATE RULE t_log AS ON INSERT TO t DO ALSO INSERT INTO log VALUES (new.id, now());",
+        "safe");
+    exact("column privileges", T, T + "GRANT SELECT (a) ON t TO PUBLIC;", "safe");
+    exact(
+        "column privileges widened",
+        T + "GRANT SELECT (a) ON t TO PUBLIC;",
+        T + "GRANT SELECT (a), UPDATE (a), INSERT (b) ON t TO PUBLIC;",
+        "safe");
+    exact("column privileges revoked", T + "GRANT SELECT (a, b) ON t TO PUBLIC;", T, "safe");
+    exact(
+        "column privileges on a dropped column",
+        T + "GRANT SELECT (a, b) ON t TO PUBLIC;",
+        "CREATE TABLE t (id bigint PRIMARY KEY, b text);\nGRANT SELECT (b) ON t TO PUBLIC;",
+        "destructive+safe");
+  }
+
+  private static void refusals() {
     refused(
         "aggregate added",
         T,
@@ -1171,11 +1197,5 @@ final class AcceptanceCases {
         T + "CREATE TEXT SEARCH CONFIGURATION simple2 (COPY = simple);",
         "destructive",
         "text search configuration");
-    refused(
-        "column privileges",
-        T,
-        T + "GRANT SELECT (a) ON t TO PUBLIC;",
-        "destructive",
-        "column privileges");
   }
 }
