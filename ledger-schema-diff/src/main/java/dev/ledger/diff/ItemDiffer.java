@@ -124,6 +124,21 @@ final class ItemDiffer {
       storage(p, b.labels(), h.labels(), false);
       return;
     }
+    DomainChange domain =
+        h.kind() == Kind.DOMAIN ? DomainChange.between(b.labels(), h.labels()) : null;
+    if (domain != null) {
+      if (domain.validates()) {
+        p.because(
+            Risk.DESTRUCTIVE,
+            "domain altered in place: a new check is added NOT VALID, then VALIDATE CONSTRAINT (or"
+                + " SET NOT NULL) checks every value the domain's columns hold, and fails on one"
+                + " that breaks it");
+      } else {
+        p.because(Risk.SAFE, "domain altered in place: catalog only");
+      }
+      domain.statements().forEach(sql -> p.sql(Phase.ALTER_EARLY, createRank * 1000, sql));
+      return;
+    }
     if (h.kind() == Kind.ENUM && isSubsequence(b.labels(), h.labels())) {
       p.because(Risk.SAFE, "enum values added: catalog only");
       List<String> labels = h.labels();
@@ -212,7 +227,11 @@ final class ItemDiffer {
     Map<String, String> remade = new HashMap<>();
     for (Item b : base.items().values()) {
       Item h = head.items().get(b.key());
-      if (h != null && !b.sameAs(h) && !h.replaceable() && b.refusal() == null) {
+      if (h != null
+          && !b.sameAs(h)
+          && !h.replaceable()
+          && b.refusal() == null
+          && !(h.kind() == Kind.DOMAIN && DomainChange.between(b.labels(), h.labels()) != null)) {
         remade.put(b.key(), b.kind().label() + " `" + b.name() + "` changes");
       }
       if (h != null && b.sameAs(h)) {

@@ -77,7 +77,10 @@ final class ItemReader {
              ARRAY(SELECT quote_ident(a.attname) || ' ' || format_type(a.atttypid, a.atttypmod)
                      FROM pg_attribute a
                     WHERE a.attrelid = t.typrelid AND a.attnum > 0 AND NOT a.attisdropped
-                    ORDER BY a.attnum)
+                    ORDER BY a.attnum),
+             ARRAY(SELECT quote_ident(dc.conname) || ':' || pg_get_constraintdef(dc.oid, true)
+                     FROM pg_constraint dc WHERE dc.contypid = t.oid AND dc.contype = 'c'
+                    ORDER BY dc.conname)
         FROM pg_type t
         JOIN pg_namespace n ON n.oid = t.typnamespace
        WHERE n.nspname = ANY (?) AND t.typtype IN ('e', 'd', 'c', 'r', 'b')
@@ -490,6 +493,18 @@ final class ItemReader {
           def.append(' ').append(reader.norm(check));
         }
         b.definition = def.toString();
+        Map<String, String> checks = new LinkedHashMap<>();
+        for (String check : CatalogReader.names(r.getArray(14))) {
+          int colon = check.indexOf(':', check.startsWith("\"") ? check.indexOf('"', 1) : 0);
+          checks.put(check.substring(0, colon), reader.norm(check.substring(colon + 1)));
+        }
+        b.labels =
+            DomainChange.labels(
+                sqlName,
+                reader.norm(r.getString(9)),
+                r.getString(11) == null ? null : reader.norm(r.getString(11)),
+                r.getBoolean(10),
+                checks);
         b.create.add("CREATE DOMAIN " + sqlName + " AS " + b.definition + ";");
         b.drop.add("DROP DOMAIN " + sqlName + ";");
       }

@@ -511,6 +511,41 @@ final class AcceptanceCases {
         "domain changed, unused",
         "CREATE DOMAIN positive AS integer CHECK (VALUE > 0);",
         "CREATE DOMAIN positive AS integer NOT NULL DEFAULT 1 CHECK (VALUE > 0);",
+        "destructive");
+    String used = T + "ALTER TABLE t ADD COLUMN p positive;\n";
+    exact(
+        "domain check added while a column uses it",
+        "CREATE DOMAIN positive AS integer;\n" + used,
+        "CREATE DOMAIN positive AS integer CHECK (VALUE > 0);\n" + used,
+        "destructive");
+    exact(
+        "domain check added NOT VALID while a column uses it",
+        "CREATE DOMAIN positive AS integer;\n" + used,
+        "CREATE DOMAIN positive AS integer;\n"
+            + used
+            + "ALTER DOMAIN positive ADD CONSTRAINT positive_check CHECK (VALUE > 0) NOT VALID;",
+        "safe");
+    exact(
+        "domain check changed while a column uses it",
+        "CREATE DOMAIN positive AS integer CHECK (VALUE > 0);\n" + used,
+        "CREATE DOMAIN positive AS integer CHECK (VALUE > 1);\n" + used,
+        "destructive");
+    exact(
+        "domain check dropped while a column uses it",
+        "CREATE DOMAIN positive AS integer CHECK (VALUE > 0);\n" + used,
+        "CREATE DOMAIN positive AS integer;\n" + used,
+        "safe");
+    exact(
+        "domain default and NOT NULL changed while a column uses it",
+        "CREATE DOMAIN positive AS integer NOT NULL DEFAULT 1 CONSTRAINT \"Big:One\" CHECK (VALUE < 100);\n"
+            + used,
+        "CREATE DOMAIN positive AS integer DEFAULT 2 CONSTRAINT \"Big:One\" CHECK (VALUE < 100);\n"
+            + used,
+        "safe");
+    exact(
+        "domain base type changed, unused",
+        "CREATE DOMAIN positive AS integer CHECK (VALUE > 0);",
+        "CREATE DOMAIN positive AS bigint CHECK (VALUE > 0);",
         "safe");
     exact("domain dropped", "CREATE DOMAIN positive AS integer;", "", "safe");
     exact("composite type added", T, "CREATE TYPE pair AS (x integer, y integer);\n" + T, "safe");
