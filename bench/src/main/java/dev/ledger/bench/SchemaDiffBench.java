@@ -220,7 +220,8 @@ final class SchemaDiffBench {
   }
 
   /**
-   * Writes a base set (one migration) and a head set (the same plus one) of about {@code n} tables.
+   * Writes a base set (one migration per 250 tables) and a head set (the same plus one) of about
+   * {@code n} tables.
    *
    * @param dir where, made new
    * @param n how many tables, partitions counted
@@ -234,7 +235,12 @@ final class SchemaDiffBench {
     int partitioned = 0;
     int changes = 0;
     String previousPlain = null;
+    int split = 0;
     for (int unit = 0; tables < n; unit++) {
+      if (tables - split >= 250) {
+        base.append("-- next migration\n");
+        split = tables;
+      }
       if (unit % 10 == 9 && n - tables >= 3) {
         String p = "p_" + unit;
         base.append("CREATE TABLE ")
@@ -307,9 +313,15 @@ final class SchemaDiffBench {
     }
     Path baseDir = Files.createDirectories(dir.resolve("base"));
     Path headDir = Files.createDirectories(dir.resolve("head"));
-    Files.writeString(baseDir.resolve("V1__tables.sql"), base);
-    Files.writeString(headDir.resolve("V1__tables.sql"), base);
-    Files.writeString(headDir.resolve("V2__changes.sql"), change);
+    // the base's history: one migration per 250 tables, as a project that grew to this size has
+    // (one transaction of 5,000 tables needs more locks than a default server's lock table holds)
+    int version = 0;
+    for (String script : base.toString().split("(?m)^-- next migration\n")) {
+      version++;
+      Files.writeString(baseDir.resolve("V" + version + "__tables.sql"), script);
+      Files.writeString(headDir.resolve("V" + version + "__tables.sql"), script);
+    }
+    Files.writeString(headDir.resolve("V" + (version + 1) + "__changes.sql"), change);
     return new Sets(baseDir, headDir, tables, changes);
   }
 }
