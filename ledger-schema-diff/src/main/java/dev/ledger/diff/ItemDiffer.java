@@ -110,6 +110,12 @@ final class ItemDiffer {
     } else {
       p.because(Risk.SAFE, droppedReason(b));
     }
+    if (b.early() && replacedBySameSignature(b)) {
+      // the head's function of the same signature (its parameters renamed, its OUT parameters
+      // changed) can only be created once this one is gone
+      drop(p, b, DROP_BEFORE_CREATE + rank);
+      return;
+    }
     drop(p, b, rank);
   }
 
@@ -163,6 +169,16 @@ final class ItemDiffer {
       }
       return;
     }
+    if (interfaceChanged(b, h)) {
+      p.because(
+          Risk.SAFE,
+          h.kind().label()
+              + " dropped and re-created: CREATE OR REPLACE cannot change its result type or its"
+              + " parameters' names or defaults; what depends on it is re-created too");
+      drop(p, b, h.early() ? DROP_BEFORE_CREATE + dropRank : dropRank);
+      create(p, h, createRank);
+      return;
+    }
     if (h.kind() == Kind.ENUM) {
       p.because(
           Risk.DESTRUCTIVE,
@@ -202,6 +218,38 @@ final class ItemDiffer {
     TableStorage.between(from, to).forEach(sql -> p.sql(Phase.CREATE_DEPENDENT, 0, sql));
   }
 
+  /**
+   * Whether the head adds a function or procedure under another key (other parameter names or OUT
+   * parameters) with the same signature ({@code name(input types)}) as this dropped one.
+   */
+  private boolean replacedBySameSignature(Item b) {
+    if ((b.kind() != Kind.FUNCTION && b.kind() != Kind.PROCEDURE) || b.labels().size() < 3) {
+      return false;
+    }
+    String signature = b.labels().get(2);
+    for (Item h : head.items().values()) {
+      if (h.kind() == b.kind()
+          && h.labels().size() >= 3
+          && h.labels().get(2).equals(signature)
+          && !base.items().containsKey(h.key())) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Whether a function's or procedure's result type or parameters (names, defaults) differ: {@code
+   * CREATE OR REPLACE} fails on those, so it is dropped and made again.
+   */
+  private static boolean interfaceChanged(Item b, Item h) {
+    return (h.kind() == Kind.FUNCTION || h.kind() == Kind.PROCEDURE)
+        && b.kind() == h.kind()
+        && b.refusal() == null
+        && !b.labels().isEmpty()
+        && !b.labels().equals(h.labels());
+  }
+
   private void create(Pending p, Item h, int rank) {
     Phase phase =
         h.early()
@@ -227,11 +275,12 @@ final class ItemDiffer {
     Map<String, String> remade = new HashMap<>();
     for (Item b : base.items().values()) {
       Item h = head.items().get(b.key());
-      if (h != null
-          && !b.sameAs(h)
-          && !h.replaceable()
-          && b.refusal() == null
-          && !(h.kind() == Kind.DOMAIN && DomainChange.between(b.labels(), h.labels()) != null)) {
+      if ((h != null
+              && !b.sameAs(h)
+              && !h.replaceable()
+              && b.refusal() == null
+              && !(h.kind() == Kind.DOMAIN && DomainChange.between(b.labels(), h.labels()) != null))
+          || (h != null && interfaceChanged(b, h))) {
         remade.put(b.key(), b.kind().label() + " `" + b.name() + "` changes");
       }
       if (h != null && b.sameAs(h)) {

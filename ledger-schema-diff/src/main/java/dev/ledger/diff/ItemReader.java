@@ -94,7 +94,9 @@ final class ItemReader {
       """
       SELECT p.oid, p.proname, n.nspname, quote_ident(p.proname), quote_ident(n.nspname),
              p.prokind, pg_get_function_identity_arguments(p.oid),
-             CASE WHEN p.prokind <> 'a' THEN pg_get_functiondef(p.oid) END
+             CASE WHEN p.prokind <> 'a' THEN pg_get_functiondef(p.oid) END,
+             coalesce(pg_get_function_result(p.oid), ''), pg_get_function_arguments(p.oid),
+             p.oid::regprocedure::text
         FROM pg_proc p
         JOIN pg_namespace n ON n.oid = p.pronamespace
        WHERE n.nspname = ANY (?) AND"""
@@ -539,6 +541,13 @@ final class ItemReader {
     b.create.add("SET check_function_bodies = false;");
     b.create.add(b.definition + ";");
     b.drop.add("DROP " + (kind == Kind.PROCEDURE ? "PROCEDURE " : "FUNCTION ") + sqlName + ";");
+    // its interface: CREATE OR REPLACE cannot change the result type or the parameters' names
+    // and defaults (ItemDiffer drops and re-creates it, with what depends on it, when they change)
+    b.labels =
+        List.of(
+            "returns " + reader.norm(r.getString(9)),
+            "(" + reader.norm(r.getString(10)) + ")",
+            "signature " + reader.norm(r.getString(11)));
     b.replaceable = true;
     b.early = true;
   }

@@ -52,6 +52,7 @@ final class AcceptanceCases {
       partitionsAndInheritance();
       storage();
       rulesAndColumnPrivileges();
+      functionInterfaces();
       refusals();
     }
     return List.copyOf(CASES);
@@ -1201,6 +1202,26 @@ final class AcceptanceCases {
         T + "GRANT SELECT (a, b) ON t TO PUBLIC;",
         "CREATE TABLE t (id bigint PRIMARY KEY, b text);\nGRANT SELECT (b) ON t TO PUBLIC;",
         "destructive+safe");
+  }
+
+  private static void functionInterfaces() {
+    String f1 = "CREATE FUNCTION f() RETURNS integer LANGUAGE sql AS 'SELECT 1';\n";
+    String f2 = "CREATE FUNCTION f() RETURNS bigint LANGUAGE sql AS 'SELECT 2::bigint';\n";
+    exact("function return type changed", T + f1, T + f2, "safe");
+    String v = "CREATE VIEW v AS SELECT f() AS x, a FROM t;\n";
+    exact("function return type changed, a view uses it", T + f1 + v, T + f2 + v, "safe");
+    exact(
+        "function parameter renamed",
+        T + "CREATE FUNCTION g(x integer) RETURNS integer LANGUAGE sql AS 'SELECT x';",
+        T + "CREATE FUNCTION g(y integer) RETURNS integer LANGUAGE sql AS 'SELECT y';",
+        "safe");
+    exact(
+        "function OUT parameters changed",
+        T + "CREATE FUNCTION h(OUT a integer, OUT b text) LANGUAGE sql AS 'SELECT 1, ''x''';",
+        T
+            + "CREATE FUNCTION h(OUT a integer, OUT c text, OUT d date) LANGUAGE sql"
+            + " AS 'SELECT 1, ''x'', current_date';",
+        "safe");
   }
 
   private static void refusals() {
