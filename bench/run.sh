@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Ledger benchmarks (issue 6): builds the harness and what it needs, then runs every benchmark and
+# Ledger benchmarks (issue 6): builds the harness and what it needs (and the schema diff's own
+# classpath for B19's child JVMs), then runs every benchmark and
 # its baseline, alternating, against one PostgreSQL (embedded by default) and prints one table.
 #
 #   bench/run.sh [--quick] [--url JDBC] [--out DIR] [--only B1,B2,...] [--no-build]
@@ -25,9 +26,9 @@ for a in "$@"; do
 done
 
 if [ "$build" = 1 ] || [ ! -f bench/target/classpath.txt ]; then
-  echo "== building the harness (./mvnw package -pl bench -am, tests skipped)"
+  echo "== building the harness (./mvnw package -pl bench,ledger-schema-diff -am, tests skipped)"
   mkdir -p bench/target
-  if ! ./mvnw -B -ntp -q -pl bench -am -DskipTests \
+  if ! ./mvnw -B -ntp -q -pl bench,ledger-schema-diff -am -DskipTests \
     package dependency:build-classpath \
     -Dmdep.outputFile=target/classpath.txt -Dmdep.includeScope=runtime >bench/target/build.log 2>&1; then
     cat bench/target/build.log

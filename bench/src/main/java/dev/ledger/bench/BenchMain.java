@@ -38,8 +38,8 @@ public final class BenchMain {
    */
   private static final List<String> ALL =
       List.of(
-          "B1", "B2", "B3", "B4", "B5", "B9", "B10", "B12", "B14", "B16", "B17", "B18", "B7", "B8",
-          "B11", "B15", "B6");
+          "B1", "B2", "B3", "B4", "B5", "B9", "B10", "B12", "B14", "B16", "B17", "B18", "B19", "B7",
+          "B8", "B11", "B15", "B6");
 
   private BenchMain() {}
 
@@ -143,6 +143,7 @@ public final class BenchMain {
           case "B18" -> RetentionBench.run(ctx);
           case "B15" -> ConsoleBench.run(ctx);
           case "B16" -> ControlsBench.run(ctx);
+          case "B19" -> SchemaDiffBench.run(ctx);
           default -> throw new IllegalStateException(id);
         }
         System.out.printf(Locale.ROOT, "   (%s took %.0f s)%n", id, (System.nanoTime() - s0) / 1e9);

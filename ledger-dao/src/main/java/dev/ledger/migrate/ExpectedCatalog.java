@@ -91,8 +91,8 @@ final class ExpectedCatalog {
 
   /**
    * A column's type as {@code format_type} names it. A type jOOQ does not know (domain V11's and
-   * directory V9's {@code xid8}) has no SQL data type: its generated name, unquoted and without
-   * its schema, is PostgreSQL's.
+   * directory V9's {@code xid8}) has no SQL data type: its generated name, unquoted and without its
+   * schema, is PostgreSQL's.
    */
   static String typeName(Field<?> f) {
     if (f.getDataType().getSQLDataType() != null) {

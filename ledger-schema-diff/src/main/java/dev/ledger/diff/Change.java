@@ -79,12 +79,16 @@ public record Change(
     MATERIALIZED_VIEW,
     /** A trigger. */
     TRIGGER,
+    /** A rewrite rule ({@code CREATE RULE}) on a table or view. */
+    RULE,
     /** A row-level security policy. */
     POLICY,
     /** Whether a table enables or forces row-level security. */
     ROW_SECURITY,
     /** A table's {@code REPLICA IDENTITY} when it is not the default. */
     REPLICA_IDENTITY,
+    /** A table's storage when it is not the default: {@code UNLOGGED}, storage parameters. */
+    TABLE_STORAGE,
     /** Extended statistics ({@code CREATE STATISTICS}). */
     STATISTICS,
     /** A comment ({@code COMMENT ON}). */
@@ -92,8 +96,8 @@ public record Change(
     /** The privileges one role holds on one object ({@code GRANT}). */
     GRANT,
     /**
-     * An object of a kind the tool does not migrate (a rule, an aggregate, an operator, a range
-     * type, a text search object, a foreign table...): named and refused when it differs.
+     * An object of a kind the tool does not migrate (an aggregate, an operator, a range type, a
+     * text search object, a foreign table...): named and refused when it differs.
      */
     OTHER;
 

@@ -82,6 +82,10 @@ final class ItemDiffer {
       p.because(Risk.DESTRUCTIVE, "added " + h.kind().label()).refuse(h.refusal());
       return;
     }
+    if (h.kind() == Kind.TABLE_STORAGE) {
+      storage(p, List.of(), h.labels(), !base.tables().containsKey(h.table()));
+      return;
+    }
     p.because(Risk.SAFE, addedReason(h));
     create(p, h, rank);
   }
@@ -100,8 +104,17 @@ final class ItemDiffer {
         && !head.tables().containsKey(b.table())) {
       p.because(Risk.SAFE, "dropped with its table");
       return;
+    } else if (b.kind() == Kind.TABLE_STORAGE) {
+      storage(p, b.labels(), List.of(), false);
+      return;
     } else {
       p.because(Risk.SAFE, droppedReason(b));
+    }
+    if (b.early() && replacedBySameSignature(b)) {
+      // the head's function of the same signature (its parameters renamed, its OUT parameters
+      // changed) can only be created once this one is gone
+      drop(p, b, DROP_BEFORE_CREATE + rank);
+      return;
     }
     drop(p, b, rank);
   }
@@ -111,6 +124,25 @@ final class ItemDiffer {
     if (b.refusal() != null || h.refusal() != null) {
       p.because(Risk.DESTRUCTIVE, "changed " + h.kind().label())
           .refuse(h.refusal() != null ? h.refusal() : b.refusal());
+      return;
+    }
+    if (h.kind() == Kind.TABLE_STORAGE) {
+      storage(p, b.labels(), h.labels(), false);
+      return;
+    }
+    DomainChange domain =
+        h.kind() == Kind.DOMAIN ? DomainChange.between(b.labels(), h.labels()) : null;
+    if (domain != null) {
+      if (domain.validates()) {
+        p.because(
+            Risk.DESTRUCTIVE,
+            "domain altered in place: a new check is added NOT VALID, then VALIDATE CONSTRAINT (or"
+                + " SET NOT NULL) checks every value the domain's columns hold, and fails on one"
+                + " that breaks it");
+      } else {
+        p.because(Risk.SAFE, "domain altered in place: catalog only");
+      }
+      domain.statements().forEach(sql -> p.sql(Phase.ALTER_EARLY, createRank * 1000, sql));
       return;
     }
     if (h.kind() == Kind.ENUM && isSubsequence(b.labels(), h.labels())) {
@@ -137,6 +169,16 @@ final class ItemDiffer {
       }
       return;
     }
+    if (interfaceChanged(b, h)) {
+      p.because(
+          Risk.SAFE,
+          h.kind().label()
+              + " dropped and re-created: CREATE OR REPLACE cannot change its result type or its"
+              + " parameters' names or defaults; what depends on it is re-created too");
+      drop(p, b, h.early() ? DROP_BEFORE_CREATE + dropRank : dropRank);
+      create(p, h, createRank);
+      return;
+    }
     if (h.kind() == Kind.ENUM) {
       p.because(
           Risk.DESTRUCTIVE,
@@ -153,6 +195,59 @@ final class ItemDiffer {
       drop(p, b, h.early() ? DROP_BEFORE_CREATE + dropRank : dropRank);
     }
     create(p, h, createRank);
+  }
+
+  /**
+   * A table's storage from {@code from} to {@code to} ({@link TableStorage} labels): {@code SET
+   * [UN]LOGGED} rewrites the table, storage parameters are catalog only.
+   */
+  private static void storage(Pending p, List<String> from, List<String> to, boolean newTable) {
+    if (newTable) {
+      p.because(Risk.SAFE, "part of a new table");
+    } else if (TableStorage.rewrites(from, to)) {
+      p.because(
+          Risk.LOCKING,
+          "SET LOGGED/UNLOGGED rewrites the table under an ACCESS EXCLUSIVE lock (and SET LOGGED"
+              + " writes all of it to the WAL)");
+    } else {
+      p.because(
+          Risk.SAFE,
+          "storage parameters: catalog only, they apply to rows written from now on (a brief"
+              + " lock)");
+    }
+    TableStorage.between(from, to).forEach(sql -> p.sql(Phase.CREATE_DEPENDENT, 0, sql));
+  }
+
+  /**
+   * Whether the head adds a function or procedure under another key (other parameter names or OUT
+   * parameters) with the same signature ({@code name(input types)}) as this dropped one.
+   */
+  private boolean replacedBySameSignature(Item b) {
+    if ((b.kind() != Kind.FUNCTION && b.kind() != Kind.PROCEDURE) || b.labels().size() < 3) {
+      return false;
+    }
+    String signature = b.labels().get(2);
+    for (Item h : head.items().values()) {
+      if (h.kind() == b.kind()
+          && h.labels().size() >= 3
+          && h.labels().get(2).equals(signature)
+          && !base.items().containsKey(h.key())) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Whether a function's or procedure's result type or parameters (names, defaults) differ: {@code
+   * CREATE OR REPLACE} fails on those, so it is dropped and made again.
+   */
+  private static boolean interfaceChanged(Item b, Item h) {
+    return (h.kind() == Kind.FUNCTION || h.kind() == Kind.PROCEDURE)
+        && b.kind() == h.kind()
+        && b.refusal() == null
+        && !b.labels().isEmpty()
+        && !b.labels().equals(h.labels());
   }
 
   private void create(Pending p, Item h, int rank) {
@@ -180,7 +275,12 @@ final class ItemDiffer {
     Map<String, String> remade = new HashMap<>();
     for (Item b : base.items().values()) {
       Item h = head.items().get(b.key());
-      if (h != null && !b.sameAs(h) && !h.replaceable() && b.refusal() == null) {
+      if ((h != null
+              && !b.sameAs(h)
+              && !h.replaceable()
+              && b.refusal() == null
+              && !(h.kind() == Kind.DOMAIN && DomainChange.between(b.labels(), h.labels()) != null))
+          || (h != null && interfaceChanged(b, h))) {
         remade.put(b.key(), b.kind().label() + " `" + b.name() + "` changes");
       }
       if (h != null && b.sameAs(h)) {
@@ -270,6 +370,9 @@ final class ItemDiffer {
     return switch (h.kind()) {
       case MATERIALIZED_VIEW -> "new materialized view: runs its query once to fill it";
       case TRIGGER -> "new trigger: catalog only (takes a brief SHARE ROW EXCLUSIVE lock)";
+      case RULE ->
+          "new rule: catalog only (a brief ACCESS EXCLUSIVE lock); it rewrites the statements it"
+              + " matches from now on";
       case ROW_SECURITY ->
           "row-level security set: roles other than the owner see only what policies allow";
       case GRANT -> "privileges changed: catalog only";

@@ -77,7 +77,10 @@ final class ItemReader {
              ARRAY(SELECT quote_ident(a.attname) || ' ' || format_type(a.atttypid, a.atttypmod)
                      FROM pg_attribute a
                     WHERE a.attrelid = t.typrelid AND a.attnum > 0 AND NOT a.attisdropped
-                    ORDER BY a.attnum)
+                    ORDER BY a.attnum),
+             ARRAY(SELECT quote_ident(dc.conname) || ':' || pg_get_constraintdef(dc.oid, true)
+                     FROM pg_constraint dc WHERE dc.contypid = t.oid AND dc.contype = 'c'
+                    ORDER BY dc.conname)
         FROM pg_type t
         JOIN pg_namespace n ON n.oid = t.typnamespace
        WHERE n.nspname = ANY (?) AND t.typtype IN ('e', 'd', 'c', 'r', 'b')
@@ -91,7 +94,9 @@ final class ItemReader {
       """
       SELECT p.oid, p.proname, n.nspname, quote_ident(p.proname), quote_ident(n.nspname),
              p.prokind, pg_get_function_identity_arguments(p.oid),
-             CASE WHEN p.prokind <> 'a' THEN pg_get_functiondef(p.oid) END
+             CASE WHEN p.prokind <> 'a' THEN pg_get_functiondef(p.oid) END,
+             coalesce(pg_get_function_result(p.oid), ''), pg_get_function_arguments(p.oid),
+             p.oid::regprocedure::text
         FROM pg_proc p
         JOIN pg_namespace n ON n.oid = p.pronamespace
        WHERE n.nspname = ANY (?) AND"""
@@ -121,6 +126,32 @@ final class ItemReader {
        WHERE n.nspname = ANY (?) AND NOT tg.tgisinternal AND tg.tgparentid = 0
       """;
 
+  private static final String RULES =
+      """
+      SELECT r.oid, r.rulename, n.nspname, c.relname, quote_ident(r.rulename),
+             pg_get_ruledef(r.oid, true), r.ev_enabled, quote_ident(n.nspname),
+             quote_ident(c.relname)
+        FROM pg_rewrite r
+        JOIN pg_class c ON c.oid = r.ev_class
+        JOIN pg_namespace n ON n.oid = c.relnamespace
+       WHERE n.nspname = ANY (?) AND r.rulename <> '_RETURN'
+      """;
+
+  private static final String COLUMN_GRANTS =
+      """
+      SELECT n.nspname, c.relname, quote_ident(n.nspname), quote_ident(c.relname), a.attname,
+             quote_ident(a.attname),
+             CASE WHEN x.grantee = 0 THEN 'PUBLIC' ELSE quote_ident(pg_get_userbyid(x.grantee)) END,
+             x.privilege_type, x.is_grantable
+        FROM pg_attribute a
+        JOIN pg_class c ON c.oid = a.attrelid
+        JOIN pg_namespace n ON n.oid = c.relnamespace,
+             LATERAL aclexplode(a.attacl) x
+       WHERE n.nspname = ANY (?) AND a.attacl IS NOT NULL AND NOT a.attisdropped
+         AND a.attnum > 0 AND x.grantee <> c.relowner
+       ORDER BY 1, 2, 5, 7, 8
+      """;
+
   private static final String POLICIES =
       """
       SELECT pol.oid, pol.polname, n.nspname, c.relname, quote_ident(pol.polname),
@@ -141,11 +172,13 @@ final class ItemReader {
       SELECT c.oid, n.nspname, c.relname, quote_ident(n.nspname), quote_ident(c.relname),
              c.relrowsecurity, c.relforcerowsecurity, c.relreplident,
              (SELECT quote_ident(ic.relname) FROM pg_index i JOIN pg_class ic ON ic.oid = i.indexrelid
-               WHERE i.indrelid = c.oid AND i.indisreplident)
+               WHERE i.indrelid = c.oid AND i.indisreplident),
+             c.relpersistence, c.reloptions
         FROM pg_class c
         JOIN pg_namespace n ON n.oid = c.relnamespace
        WHERE n.nspname = ANY (?) AND c.relkind IN ('r', 'p')
-         AND (c.relrowsecurity OR c.relforcerowsecurity OR c.relreplident <> 'd')
+         AND (c.relrowsecurity OR c.relforcerowsecurity OR c.relreplident <> 'd'
+              OR c.relpersistence = 'u' OR c.reloptions IS NOT NULL)
       """;
 
   private static final String STATISTICS =
@@ -219,12 +252,6 @@ final class ItemReader {
 
   private static final String OTHERS =
       """
-      SELECT 'rule', r.rulename || ' on ' || quote_ident(n.nspname) || '.' || quote_ident(c.relname),
-             pg_get_ruledef(r.oid, true)
-        FROM pg_rewrite r JOIN pg_class c ON c.oid = r.ev_class
-        JOIN pg_namespace n ON n.oid = c.relnamespace
-       WHERE n.nspname = ANY (?) AND r.rulename <> '_RETURN'
-      UNION ALL
       SELECT 'foreign table', quote_ident(n.nspname) || '.' || quote_ident(c.relname), ''
         FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
        WHERE n.nspname = ANY (?) AND c.relkind = 'f'
@@ -256,20 +283,7 @@ final class ItemReader {
       SELECT 'conversion', quote_ident(n.nspname) || '.' || quote_ident(v.conname), ''
         FROM pg_conversion v JOIN pg_namespace n ON n.oid = v.connamespace
        WHERE n.nspname = ANY (?)
-      UNION ALL
-      SELECT 'column privileges', quote_ident(n.nspname) || '.' || quote_ident(c.relname) || '.'
-             || quote_ident(a.attname), a.attacl::text
-        FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
-        JOIN pg_namespace n ON n.oid = c.relnamespace
-       WHERE n.nspname = ANY (?) AND a.attacl IS NOT NULL AND NOT a.attisdropped
-      UNION ALL
-      SELECT 'table storage', quote_ident(n.nspname) || '.' || quote_ident(c.relname),
-             concat_ws(' ', CASE c.relpersistence WHEN 'u' THEN 'UNLOGGED' END,
-                       array_to_string(c.reloptions, ', '))
-        FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-       WHERE n.nspname = ANY (?) AND c.relkind IN ('r', 'p')
-         AND (c.relpersistence = 'u' OR c.reloptions IS NOT NULL)
-         AND NOT (n.nspname = ? AND c.relname = ?)
+
       """;
 
   private static final String DEPENDENCIES =
@@ -342,6 +356,8 @@ final class ItemReader {
     query(VIEWS, this::view);
     query(TRIGGERS, this::trigger);
     query(POLICIES, this::policy);
+    query(RULES, this::rule);
+    columnGrants();
     query(TABLE_SETTINGS, this::tableSettings);
     query(STATISTICS, this::statistics);
     query(COMMENTS, this::comment);
@@ -479,6 +495,18 @@ final class ItemReader {
           def.append(' ').append(reader.norm(check));
         }
         b.definition = def.toString();
+        Map<String, String> checks = new LinkedHashMap<>();
+        for (String check : CatalogReader.names(r.getArray(14))) {
+          int colon = check.indexOf(':', check.startsWith("\"") ? check.indexOf('"', 1) : 0);
+          checks.put(check.substring(0, colon), reader.norm(check.substring(colon + 1)));
+        }
+        b.labels =
+            DomainChange.labels(
+                sqlName,
+                reader.norm(r.getString(9)),
+                r.getString(11) == null ? null : reader.norm(r.getString(11)),
+                r.getBoolean(10),
+                checks);
         b.create.add("CREATE DOMAIN " + sqlName + " AS " + b.definition + ";");
         b.drop.add("DROP DOMAIN " + sqlName + ";");
       }
@@ -513,6 +541,13 @@ final class ItemReader {
     b.create.add("SET check_function_bodies = false;");
     b.create.add(b.definition + ";");
     b.drop.add("DROP " + (kind == Kind.PROCEDURE ? "PROCEDURE " : "FUNCTION ") + sqlName + ";");
+    // its interface: CREATE OR REPLACE cannot change the result type or the parameters' names
+    // and defaults (ItemDiffer drops and re-creates it, with what depends on it, when they change)
+    b.labels =
+        List.of(
+            "returns " + reader.norm(r.getString(9)),
+            "(" + reader.norm(r.getString(10)) + ")",
+            "signature " + reader.norm(r.getString(11)));
     b.replaceable = true;
     b.early = true;
   }
@@ -569,6 +604,91 @@ final class ItemReader {
     }
     b.definition = String.join("\n", b.create);
     b.drop.add("DROP TRIGGER " + r.getString(5) + " ON " + tableSql + ";");
+  }
+
+  /**
+   * Column privileges ({@code GRANT SELECT (a) ON t}): one {@link Kind#GRANT} item per column and
+   * grantee, made by {@code REVOKE ALL (a)} then {@code GRANT}, removed by {@code REVOKE ALL (a)}.
+   */
+  private void columnGrants() throws SQLException {
+    Map<String, Builder> byKey = new LinkedHashMap<>();
+    Map<String, List<List<String>>> privileges = new LinkedHashMap<>();
+    query(
+        COLUMN_GRANTS,
+        r -> {
+          String table = reader.name(r.getString(1), r.getString(2));
+          if (table.equals(ScratchPostgres.HISTORY_TABLE)) {
+            return;
+          }
+          String column = " (" + r.getString(6) + ")";
+          String onTable =
+              " ON TABLE " + reader.sqlName(r.getString(1), r.getString(3), r.getString(4));
+          String on = column + onTable;
+          String grantee = r.getString(7);
+          String key = table + "." + r.getString(5) + " to " + grantee;
+          Builder b = byKey.get(key);
+          if (b == null) {
+            b = add(Kind.GRANT, "column " + key, null);
+            b.table = table;
+            b.uses.add(table + ":" + r.getString(5));
+            b.replaceable = true;
+            b.create.add("REVOKE ALL" + on + " FROM " + grantee + ";");
+            b.drop.add("REVOKE ALL" + on + " FROM " + grantee + ";");
+            byKey.put(key, b);
+            privileges.put(
+                key, List.of(new ArrayList<>(), new ArrayList<>(), List.of(onTable, grantee)));
+          }
+          // GRANT SELECT (a), UPDATE (a) ON TABLE t: each privilege names the column
+          privileges.get(key).get(r.getBoolean(9) ? 1 : 0).add(r.getString(8) + column);
+        });
+    byKey.forEach(
+        (key, b) -> {
+          List<String> plain = privileges.get(key).get(0);
+          List<String> withOption = privileges.get(key).get(1);
+          String on = privileges.get(key).get(2).get(0);
+          String grantee = privileges.get(key).get(2).get(1);
+          if (!plain.isEmpty()) {
+            b.create.add("GRANT " + String.join(", ", plain) + on + " TO " + grantee + ";");
+          }
+          if (!withOption.isEmpty()) {
+            b.create.add(
+                "GRANT "
+                    + String.join(", ", withOption)
+                    + on
+                    + " TO "
+                    + grantee
+                    + " WITH GRANT OPTION;");
+          }
+          b.definition =
+              (plain.isEmpty() ? "" : String.join(", ", plain))
+                  + (withOption.isEmpty()
+                      ? ""
+                      : (plain.isEmpty() ? "" : "; ")
+                          + "with grant option: "
+                          + String.join(", ", withOption));
+        });
+  }
+
+  /** A rewrite rule: {@code pg_get_ruledef}, its enabled state, {@code DROP RULE}. */
+  private void rule(ResultSet r) throws SQLException {
+    String table = reader.name(r.getString(3), r.getString(4));
+    String tableSql = reader.sqlName(r.getString(3), r.getString(8), r.getString(9));
+    Builder b = add(Kind.RULE, r.getString(2) + " on " + table, "pg_rewrite:" + r.getLong(1));
+    b.table = table;
+    String enabled =
+        switch (r.getString(7)) {
+          case "D" -> "DISABLE RULE ";
+          case "R" -> "ENABLE REPLICA RULE ";
+          case "A" -> "ENABLE ALWAYS RULE ";
+          default -> null;
+        };
+    String def = reader.norm(r.getString(6)).strip();
+    b.create.add(def.endsWith(";") ? def : def + ";");
+    if (enabled != null) {
+      b.create.add("ALTER TABLE " + tableSql + " " + enabled + r.getString(5) + ";");
+    }
+    b.definition = String.join("\n", b.create);
+    b.drop.add("DROP RULE " + r.getString(5) + " ON " + tableSql + ";");
   }
 
   private void policy(ResultSet r) throws SQLException {
@@ -647,6 +767,30 @@ final class ItemReader {
       b.replaceable = true;
       b.uses.add(table);
     }
+    storage(r, table, tableSql);
+  }
+
+  /** A table's storage, when it is not the default, as a {@link TableStorage} item. */
+  private void storage(ResultSet r, String table, String tableSql) throws SQLException {
+    boolean unlogged = "u".equals(r.getString(10));
+    Array array = r.getArray(11);
+    List<String> options = new ArrayList<>();
+    if (array != null) {
+      options.addAll(List.of((String[]) array.getArray()));
+      options.sort(null);
+      array.free();
+    }
+    if (!unlogged && options.isEmpty()) {
+      return;
+    }
+    Builder b = add(Kind.TABLE_STORAGE, table, null);
+    b.table = table;
+    b.labels = TableStorage.labels(tableSql, unlogged, options);
+    b.definition = String.join(", ", b.labels.subList(1, b.labels.size()));
+    b.create.addAll(TableStorage.between(List.of(), b.labels));
+    b.drop.addAll(TableStorage.between(b.labels, List.of()));
+    b.replaceable = true;
+    b.uses.add(table);
   }
 
   private void statistics(ResultSet r) throws SQLException {
@@ -863,10 +1007,6 @@ final class ItemReader {
       int count = s.getParameterMetaData().getParameterCount();
       for (int i = 1; i <= count; i++) {
         s.setArray(i, names);
-      }
-      if (sql == OTHERS) {
-        s.setString(count - 1, reader.defaultSchema());
-        s.setString(count, ScratchPostgres.HISTORY_TABLE);
       }
       try (ResultSet r = s.executeQuery()) {
         while (r.next()) {

@@ -52,6 +52,8 @@ final class Locks {
     if (statement.startsWith("DROP TABLE ")
         || statement.startsWith("DROP INDEX ")
         || statement.startsWith("DROP TRIGGER ")
+        || statement.startsWith("CREATE RULE ")
+        || statement.startsWith("DROP RULE ")
         || statement.startsWith("CREATE POLICY ")
         || statement.startsWith("DROP POLICY ")
         || statement.startsWith("DROP MATERIALIZED VIEW ")

@@ -122,9 +122,11 @@ final class Plan {
                       && kind != Kind.CONSTRAINT
                       && kind != Kind.INDEX
                       && kind != Kind.TRIGGER
+                      && kind != Kind.RULE
                       && kind != Kind.POLICY
                       && kind != Kind.ROW_SECURITY
                       && kind != Kind.REPLICA_IDENTITY
+                      && kind != Kind.TABLE_STORAGE
                       && kind != Kind.STATISTICS));
       String lock = onNewObject ? null : Locks.strongest(sql);
       return new Change(

@@ -50,6 +50,9 @@ final class AcceptanceCases {
       triggersAndPolicies();
       commentsAndGrants();
       partitionsAndInheritance();
+      storage();
+      rulesAndColumnPrivileges();
+      functionInterfaces();
       refusals();
     }
     return List.copyOf(CASES);
@@ -509,6 +512,41 @@ final class AcceptanceCases {
         "domain changed, unused",
         "CREATE DOMAIN positive AS integer CHECK (VALUE > 0);",
         "CREATE DOMAIN positive AS integer NOT NULL DEFAULT 1 CHECK (VALUE > 0);",
+        "destructive");
+    String used = T + "ALTER TABLE t ADD COLUMN p positive;\n";
+    exact(
+        "domain check added while a column uses it",
+        "CREATE DOMAIN positive AS integer;\n" + used,
+        "CREATE DOMAIN positive AS integer CHECK (VALUE > 0);\n" + used,
+        "destructive");
+    exact(
+        "domain check added NOT VALID while a column uses it",
+        "CREATE DOMAIN positive AS integer;\n" + used,
+        "CREATE DOMAIN positive AS integer;\n"
+            + used
+            + "ALTER DOMAIN positive ADD CONSTRAINT positive_check CHECK (VALUE > 0) NOT VALID;",
+        "safe");
+    exact(
+        "domain check changed while a column uses it",
+        "CREATE DOMAIN positive AS integer CHECK (VALUE > 0);\n" + used,
+        "CREATE DOMAIN positive AS integer CHECK (VALUE > 1);\n" + used,
+        "destructive");
+    exact(
+        "domain check dropped while a column uses it",
+        "CREATE DOMAIN positive AS integer CHECK (VALUE > 0);\n" + used,
+        "CREATE DOMAIN positive AS integer;\n" + used,
+        "safe");
+    exact(
+        "domain default and NOT NULL changed while a column uses it",
+        "CREATE DOMAIN positive AS integer NOT NULL DEFAULT 1 CONSTRAINT \"Big:One\" CHECK (VALUE < 100);\n"
+            + used,
+        "CREATE DOMAIN positive AS integer DEFAULT 2 CONSTRAINT \"Big:One\" CHECK (VALUE < 100);\n"
+            + used,
+        "safe");
+    exact(
+        "domain base type changed, unused",
+        "CREATE DOMAIN positive AS integer CHECK (VALUE > 0);",
+        "CREATE DOMAIN positive AS bigint CHECK (VALUE > 0);",
         "safe");
     exact("domain dropped", "CREATE DOMAIN positive AS integer;", "", "safe");
     exact("composite type added", T, "CREATE TYPE pair AS (x integer, y integer);\n" + T, "safe");
@@ -1101,13 +1139,92 @@ final class AcceptanceCases {
         "destructive+safe");
   }
 
-  private static void refusals() {
-    refused(
-        "rule added",
+  private static void storage() {
+    String u = "CREATE TABLE u (x int PRIMARY KEY);\n";
+    String unlogged = "CREATE UNLOGGED TABLE u (x int PRIMARY KEY);\n";
+    exact("storage: unlogged table", T + u, T + unlogged, "locking");
+    exact("storage: logged again", T + unlogged, T + u, "locking");
+    exact(
+        "storage: storage parameters",
+        T + u,
+        T + "CREATE TABLE u (x int PRIMARY KEY) WITH (fillfactor = 50);",
+        "safe");
+    exact(
+        "storage: storage parameters changed and reset",
+        T + "CREATE TABLE u (x int) WITH (fillfactor = 50, autovacuum_enabled = false);",
+        T + "CREATE TABLE u (x int) WITH (fillfactor = 70);",
+        "safe");
+    exact(
+        "storage: unlogged with parameters, then logged without",
+        T + "CREATE UNLOGGED TABLE u (x int) WITH (fillfactor = 50);",
+        T + "CREATE TABLE u (x int);",
+        "locking");
+    exact("storage: new unlogged table", T, T + unlogged, "safe");
+    exact("storage: unlogged table dropped", T + unlogged, T, "destructive+safe");
+    exact(
+        "storage: parameters on a partitioned table's partition",
+        T
+            + "CREATE TABLE m (id bigint, at date) PARTITION BY RANGE (at);\n"
+            + "CREATE TABLE m25 PARTITION OF m FOR VALUES FROM ('2025-01-01') TO ('2026-01-01');",
+        T
+            + "CREATE TABLE m (id bigint, at date) PARTITION BY RANGE (at);\n"
+            + "CREATE TABLE m25 PARTITION OF m FOR VALUES FROM ('2025-01-01') TO ('2026-01-01')"
+            + " WITH (fillfactor = 80);",
+        "safe");
+  }
+
+  private static void rulesAndColumnPrivileges() {
+    String keep = "CREATE RULE t_keep AS ON DELETE TO t DO INSTEAD NOTHING;\n";
+    exact("rule added", T, T + keep, "safe");
+    exact("rule dropped", T + keep, T, "safe");
+    exact(
+        "rule changed",
+        T + keep,
+        T + "CREATE RULE t_keep AS ON DELETE TO t WHERE old.a > 0 DO INSTEAD NOTHING;",
+        "safe");
+    exact("rule disabled", T + keep, T + keep + "ALTER TABLE t DISABLE RULE t_keep;", "safe");
+    exact(
+        "rule on a new table",
         T,
-        T + "CREATE RULE t_keep AS ON DELETE TO t DO INSTEAD NOTHING;",
-        "destructive",
-        "rule t_keep on t");
+        T
+            + "CREATE TABLE log (id bigint, at timestamptz);\n"
+            + "CREATE RULE t_log AS ON INSERT TO t DO ALSO INSERT INTO log VALUES (new.id, now());",
+        "safe");
+    exact("column privileges", T, T + "GRANT SELECT (a) ON t TO PUBLIC;", "safe");
+    exact(
+        "column privileges widened",
+        T + "GRANT SELECT (a) ON t TO PUBLIC;",
+        T + "GRANT SELECT (a), UPDATE (a), INSERT (b) ON t TO PUBLIC;",
+        "safe");
+    exact("column privileges revoked", T + "GRANT SELECT (a, b) ON t TO PUBLIC;", T, "safe");
+    exact(
+        "column privileges on a dropped column",
+        T + "GRANT SELECT (a, b) ON t TO PUBLIC;",
+        "CREATE TABLE t (id bigint PRIMARY KEY, b text);\nGRANT SELECT (b) ON t TO PUBLIC;",
+        "destructive+safe");
+  }
+
+  private static void functionInterfaces() {
+    String f1 = "CREATE FUNCTION f() RETURNS integer LANGUAGE sql AS 'SELECT 1';\n";
+    String f2 = "CREATE FUNCTION f() RETURNS bigint LANGUAGE sql AS 'SELECT 2::bigint';\n";
+    exact("function return type changed", T + f1, T + f2, "safe");
+    String v = "CREATE VIEW v AS SELECT f() AS x, a FROM t;\n";
+    exact("function return type changed, a view uses it", T + f1 + v, T + f2 + v, "safe");
+    exact(
+        "function parameter renamed",
+        T + "CREATE FUNCTION g(x integer) RETURNS integer LANGUAGE sql AS 'SELECT x';",
+        T + "CREATE FUNCTION g(y integer) RETURNS integer LANGUAGE sql AS 'SELECT y';",
+        "safe");
+    exact(
+        "function OUT parameters changed",
+        T + "CREATE FUNCTION h(OUT a integer, OUT b text) LANGUAGE sql AS 'SELECT 1, ''x''';",
+        T
+            + "CREATE FUNCTION h(OUT a integer, OUT c text, OUT d date) LANGUAGE sql"
+            + " AS 'SELECT 1, ''x'', current_date';",
+        "safe");
+  }
+
+  private static void refusals() {
     refused(
         "aggregate added",
         T,
@@ -1136,23 +1253,5 @@ final class AcceptanceCases {
         T + "CREATE TEXT SEARCH CONFIGURATION simple2 (COPY = simple);",
         "destructive",
         "text search configuration");
-    refused(
-        "column privileges",
-        T,
-        T + "GRANT SELECT (a) ON t TO PUBLIC;",
-        "destructive",
-        "column privileges");
-    refused(
-        "unlogged table",
-        T + "CREATE TABLE u (x int);",
-        T + "CREATE UNLOGGED TABLE u (x int);",
-        "destructive",
-        "table storage");
-    refused(
-        "storage parameters",
-        T + "CREATE TABLE u (x int);",
-        T + "CREATE TABLE u (x int) WITH (fillfactor = 50);",
-        "destructive",
-        "table storage");
   }
 }
