@@ -117,8 +117,10 @@ class ClassificationTest {
             -- lock: ACCESS EXCLUSIVE
             ALTER TABLE accounts ADD COLUMN note text;
             ```
+
+            %s
             """
-                .formatted(base, head)
+                .formatted(base, head, DiffReport.MARKER)
                 .replace(
                     "\n### SQL from base to head",
                     """
