@@ -66,8 +66,8 @@ class AgainstCommandTest {
       assertThat(result.err()).isEmpty();
       assertThat(result.out())
           .contains(
-              "> **Against `127.0.0.1:5432/"
-                  + staging
+              "> **Against `"
+                  + shownName(TestServer.get().urlFor(staging))
                   + "`: 1 check finds rows the SQL fails on, 1 locking change with its table's"
                   + " size.** Do not run this SQL on it as it is.\n")
           .contains("| not-null | `t` | column `v` | 2 | **fails**: 2 rows rejected |\n")
@@ -171,5 +171,14 @@ class AgainstCommandTest {
                 + "` → head `"
                 + base()
                 + "`.\n\n<!-- ledger-schema-diff -->\n");
+  }
+
+  /**
+   * How the report names a database: {@code host:port/database}, as the test server's URL has it
+   * (the embedded default's port on a machine with only a JDK, 5432 in CI's second run).
+   */
+  private static String shownName(String jdbcUrl) {
+    java.net.URI u = java.net.URI.create(jdbcUrl.substring("jdbc:".length()));
+    return u.getHost() + (u.getPort() > 0 ? ":" + u.getPort() : "") + u.getPath();
   }
 }

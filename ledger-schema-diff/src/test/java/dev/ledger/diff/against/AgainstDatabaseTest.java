@@ -170,8 +170,8 @@ class AgainstDatabaseTest {
     String markdown = against.markdown(compared.report().markdown());
     assertThat(markdown)
         .contains(
-            "> **Against `127.0.0.1:5432/"
-                + staging
+            "> **Against `"
+                + AgainstReport.displayName(TestServer.get().urlFor(staging))
                 + "`: 4 checks find rows the SQL fails on, 2 dropped objects hold data,"
                 + " 1 clean, 7 locking changes with its table's size.** Do not run this SQL on"
                 + " it as it is.\n")
@@ -185,7 +185,10 @@ class AgainstDatabaseTest {
             "| dropped-table | `old_log` | table `old_log` | 7 | **loses data**: 7 rows hold data |")
         .endsWith("\n" + DiffReport.MARKER + "\n");
     // docs/schema-diff.md shows this run's summary and section
-    String shown = docsExample().replace("replica:5432/app", "127.0.0.1:5432/" + staging);
+    String shown =
+        docsExample()
+            .replace(
+                "replica:5432/app", AgainstReport.displayName(TestServer.get().urlFor(staging)));
     int cut = shown.indexOf("\n\n");
     assertThat(markdown)
         .contains(shown.substring(0, cut + 2))
