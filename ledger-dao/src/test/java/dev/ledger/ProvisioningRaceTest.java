@@ -84,7 +84,7 @@ class ProvisioningRaceTest {
             Statement s = c.createStatement();
             ResultSet rs =
                 s.executeQuery(
-                    "SELECT count(*), max(version) FROM public.ledger_directory_history"
+                    "SELECT count(*), max(version::numeric)::text FROM public.ledger_directory_history"
                         + " WHERE success")) {
           rs.next();
           assertThat(rs.getString(2)).isEqualTo(LedgerMigrations.DIRECTORY_VERSION);
