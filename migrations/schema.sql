@@ -6,7 +6,7 @@
 --   ./mvnw -B -ntp verify -Dledger.schema.update=true
 -- and commit it together with the migration.
 
--- Directory set (db/ledger/directory), in the directory schema, at version 10
+-- Directory set (db/ledger/directory), in the directory schema, at version 11
 
 SET check_function_bodies = false;
 
@@ -117,6 +117,8 @@ BEGIN
 END
 $function$;
 
+CREATE SEQUENCE ledger_feed_erasures_id_seq AS bigint START WITH 1 INCREMENT BY 1 MINVALUE 1 MAXVALUE 9223372036854775807 CACHE 1 NO CYCLE;
+
 CREATE TABLE ledger_dependencies (
     depends_on text NOT NULL,
     task_id text NOT NULL,
@@ -144,6 +146,16 @@ CREATE TABLE ledger_feed_consumers (
     missed_seq bigint DEFAULT 0 NOT NULL,
     missed_later bigint DEFAULT 0 NOT NULL,
     CONSTRAINT ledger_feed_consumers_pkey PRIMARY KEY (consumer, domain)
+);
+
+CREATE TABLE ledger_feed_erasures (
+    id bigint DEFAULT nextval('ledger_feed_erasures_id_seq'::regclass) NOT NULL,
+    consumer text NOT NULL,
+    domain text NOT NULL,
+    task_id text NOT NULL,
+    seqs bigint[] NOT NULL,
+    erased_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT ledger_feed_erasures_pkey PRIMARY KEY (consumer, domain, id)
 );
 
 CREATE TABLE ledger_retention (
@@ -206,13 +218,15 @@ CREATE INDEX ledger_schedules_due ON ledger_schedules USING btree (domain, next_
 
 ALTER TABLE ledger_tasks ADD CONSTRAINT ledger_tasks_domain_fkey FOREIGN KEY (domain) REFERENCES ledger_domains(domain);
 
+ALTER SEQUENCE ledger_feed_erasures_id_seq OWNED BY ledger_feed_erasures.id;
+
 CREATE TRIGGER ledger_route_completed_deleted AFTER DELETE ON ledger_tasks FOR EACH ROW WHEN (old.completed AND current_setting('ledger.replay'::text, true) IS DISTINCT FROM 'on'::text) EXECUTE FUNCTION ledger_route_changed();
 
 CREATE TRIGGER ledger_route_completed_inserted AFTER INSERT ON ledger_tasks FOR EACH ROW WHEN (new.completed AND current_setting('ledger.replay'::text, true) IS DISTINCT FROM 'on'::text) EXECUTE FUNCTION ledger_route_changed();
 
 CREATE TRIGGER ledger_routes_completed_changed AFTER UPDATE ON ledger_tasks REFERENCING OLD TABLE AS ledger_old_routes NEW TABLE AS ledger_new_routes FOR EACH STATEMENT WHEN (current_setting('ledger.replay'::text, true) IS DISTINCT FROM 'on'::text) EXECUTE FUNCTION ledger_routes_changed();
 
--- Domain set (db/ledger/domain), in each domain schema, at version 11
+-- Domain set (db/ledger/domain), in each domain schema, at version 13
 
 SET check_function_bodies = false;
 
@@ -272,8 +286,6 @@ DECLARE
     deps text[];
     done bigint;
 BEGIN
-    INSERT INTO claim_classes (label_rank, requirements_md5, requirements)
-    VALUES (NEW.label_rank, md5(NEW.requirements), NEW.requirements) ON CONFLICT DO NOTHING;
     IF NEW.depends_on = '[]' THEN
         NEW.blocked := false;
         RETURN NEW;
@@ -352,8 +364,35 @@ BEGIN
     EXECUTE format(
         'UPDATE %I.ledger_tasks r SET completed = x.completed
            FROM unnest($1::text[], $2::boolean[]) AS x(id, completed)
-          WHERE r.id = x.id AND r.completed IS DISTINCT FROM x.completed', dir)
+          WHERE r.id = ANY ($1::text[]) AND r.id = x.id
+            AND r.completed IS DISTINCT FROM x.completed', dir)
         USING ids, flags;
+    RETURN NULL;
+END
+$function$;
+
+SET check_function_bodies = false;
+
+CREATE OR REPLACE FUNCTION ledger_tasks_filed()
+ RETURNS trigger
+ LANGUAGE plpgsql
+AS $function$
+DECLARE
+    ranks bigint[];
+    reqs text[];
+BEGIN
+    SELECT array_agg(c.label_rank ORDER BY c.label_rank, md5(c.requirements)),
+           array_agg(c.requirements ORDER BY c.label_rank, md5(c.requirements))
+      INTO ranks, reqs
+      FROM (SELECT DISTINCT n.label_rank, n.requirements FROM ledger_filed_rows n) c;
+    IF ranks IS NULL THEN
+        RETURN NULL;
+    END IF;
+    INSERT INTO claim_classes (label_rank, requirements_md5, requirements)
+    SELECT x.label_rank, md5(x.requirements), x.requirements
+      FROM unnest(ranks, reqs) WITH ORDINALITY AS x(label_rank, requirements, n)
+     ORDER BY x.n
+    ON CONFLICT DO NOTHING;
     RETURN NULL;
 END
 $function$;
@@ -481,10 +520,12 @@ ALTER SEQUENCE promotions_seq_seq OWNED BY promotions.seq;
 
 CREATE TRIGGER feed_events_inserted AFTER INSERT ON events REFERENCING NEW TABLE AS feed_new_events FOR EACH STATEMENT EXECUTE FUNCTION feed_events_inserted();
 
-CREATE TRIGGER ledger_task_filed BEFORE INSERT ON tasks FOR EACH ROW WHEN (current_setting('ledger.replay'::text, true) IS DISTINCT FROM 'on'::text) EXECUTE FUNCTION ledger_task_filed();
+CREATE TRIGGER ledger_task_filed BEFORE INSERT ON tasks FOR EACH ROW WHEN (current_setting('ledger.replay'::text, true) IS DISTINCT FROM 'on'::text AND (new.depends_on <> '[]'::text OR new.blocked)) EXECUTE FUNCTION ledger_task_filed();
 
 CREATE TRIGGER ledger_task_inserted_completed AFTER INSERT ON tasks FOR EACH ROW WHEN (new.status = 'completed'::text AND current_setting('ledger.replay'::text, true) IS DISTINCT FROM 'on'::text) EXECUTE FUNCTION ledger_task_status_changed();
 
 CREATE TRIGGER ledger_tasks_completion_changed AFTER UPDATE ON tasks REFERENCING OLD TABLE AS ledger_old_rows NEW TABLE AS ledger_new_rows FOR EACH STATEMENT WHEN (current_setting('ledger.replay'::text, true) IS DISTINCT FROM 'on'::text) EXECUTE FUNCTION ledger_tasks_completion_changed();
+
+CREATE TRIGGER ledger_tasks_filed AFTER INSERT ON tasks REFERENCING NEW TABLE AS ledger_filed_rows FOR EACH STATEMENT WHEN (current_setting('ledger.replay'::text, true) IS DISTINCT FROM 'on'::text) EXECUTE FUNCTION ledger_tasks_filed();
 
 CREATE TRIGGER tasks_notify_workers AFTER INSERT OR UPDATE OF status ON tasks FOR EACH ROW WHEN (new.status = 'admitted'::text OR new.status = 'proposed'::text AND new.not_before IS NOT NULL) EXECUTE FUNCTION tasks_notify_workers();

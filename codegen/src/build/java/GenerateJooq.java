@@ -83,7 +83,9 @@ public class GenerateJooq {
                                       // domain V9
                                       + "|ledger_tasks_completion_changed"
                                       // domain V11
-                                      + "|feed_events_inserted")
+                                      + "|feed_events_inserted"
+                                      // domain V12
+                                      + "|ledger_tasks_filed")
                               .withForcedTypes(
                                   forced(
                                       "java.time.Instant",

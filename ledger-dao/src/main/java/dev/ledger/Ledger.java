@@ -317,6 +317,8 @@ public final class Ledger extends LedgerOperations {
    * @param spec the consumer, its domains and settings, not null
    * @return the reader, holding no lease yet; one per thread, closed after use
    * @throws InvalidInputException naming {@code spec} when it is null
+   * @throws CitusUnsupportedException when the database is a Citus coordinator (the feed orders by
+   *     transaction id, which a cluster does not share across nodes)
    */
   public dev.ledger.feed.Feed feed(dev.ledger.feed.FeedSpec spec) {
     return dev.ledger.feed.Feed.open(ops.engine, spec);
@@ -346,6 +348,11 @@ public final class Ledger extends LedgerOperations {
   @Override
   <T> T write(String operation, Function<Tx, T> body) {
     return ops.engine.write(operation, body);
+  }
+
+  @Override
+  <T> T writeFoldingBounds(String operation, Function<Tx, T> body) {
+    return ops.engine.writeFoldingBounds(operation, body);
   }
 
   @Override

@@ -114,6 +114,20 @@ public abstract class LedgerOperations {
   abstract <T> T write(String operation, Function<Tx, T> body);
 
   /**
+   * Runs a write as {@link #write} does, leaving the bounds of a transaction the ledger owns to the
+   * body's first statement ({@link dev.ledger.kernel.Engine#writeFoldingBounds}); in a caller's
+   * transaction, the same as {@link #write}.
+   *
+   * @param operation the operation's name, for messages
+   * @param body the work: takes or applies the bounds when {@link Tx#boundsPending()}
+   * @param <T> its result
+   * @return the body's result
+   */
+  <T> T writeFoldingBounds(String operation, Function<Tx, T> body) {
+    return write(operation, body);
+  }
+
+  /**
    * Runs a read in a connection context: a pooled connection, or the caller's transaction.
    *
    * @param operation the operation's name, for messages
@@ -158,7 +172,7 @@ public abstract class LedgerOperations {
    *     example each filing two upstream events in opposite orders): roll back and run it again
    */
   public final String file(TaskSpec spec) {
-    return write("file", tx -> ops.filing.file(tx, spec));
+    return writeFoldingBounds("file", tx -> ops.filing.file(tx, spec));
   }
 
   /**
@@ -176,7 +190,7 @@ public abstract class LedgerOperations {
    * @throws LedgerConflictException as {@link #file}
    */
   public final String fileAndAdmit(TaskSpec spec) {
-    return write("file and admit", tx -> ops.filing.fileAndAdmit(tx, spec));
+    return writeFoldingBounds("file and admit", tx -> ops.filing.fileAndAdmit(tx, spec));
   }
 
   /**
@@ -743,7 +757,7 @@ public abstract class LedgerOperations {
    * @throws SchemaVersionException when the domain has no schema and runtime DDL is off
    */
   public final List<String> fileAll(List<TaskSpec> specs) {
-    return write("file all", tx -> ops.batchFiling.fileAll(tx, specs));
+    return writeFoldingBounds("file all", tx -> ops.batchFiling.fileAll(tx, specs));
   }
 
   /**

@@ -160,6 +160,97 @@ class ConcurrentFilingTest {
   }
 
   @Test
+  void a_filing_that_meets_an_open_batchs_upstream_event_returns_its_task_in_a_usable_transaction()
+      throws Exception {
+    // a batch takes no origin key: the filing's lookup misses the batch's uncommitted task, its
+    // one-statement insert waits on the unique key tasks_origin and, the batch committed, writes
+    // nothing (ON CONFLICT DO NOTHING, issue 26 B13); the filing then finds the batch's task
+    String domain = existingDomain("meets-batch");
+    TaskSpec spec = spec(domain, "refund 9").origin("shop", "refund-9").build();
+    try (Connection batch = PG.dataSource().getConnection()) {
+      batch.setAutoCommit(false);
+      String won = ledger.in(batch).fileAll(List.of(spec)).get(0);
+      CompletableFuture<List<String>> filing =
+          CompletableFuture.supplyAsync(
+              () -> {
+                try (Connection c = PG.dataSource().getConnection()) {
+                  c.setAutoCommit(false);
+                  String id = ledger.in(c).fileAndAdmit(spec);
+                  // the transaction is still usable: another filing in it, then the commit
+                  String next = ledger.in(c).fileAndAdmit(spec(domain, "next").build());
+                  c.commit();
+                  return List.of(id, next);
+                } catch (SQLException e) {
+                  throw new IllegalStateException(e);
+                }
+              },
+              threads);
+      awaitSessionsWaiting(1, filing);
+      assertThat(filing).isNotDone();
+      batch.commit();
+      List<String> ids = filing.get(WAIT_SECONDS, TimeUnit.SECONDS);
+      assertThat(ids.get(0)).isEqualTo(won);
+      assertThat(ledger.get(ids.get(0)).status()).isEqualTo(Status.ADMITTED);
+      assertThat(ledger.get(ids.get(1)).status()).isEqualTo(Status.ADMITTED);
+    }
+    assertThat(ledger.withOrigin(domain, "shop")).singleElement();
+    // nothing of the losing insert: the seed, the batch's task and the next one, each with its
+    // created and admitted events and its route
+    assertRowsAndEvents(domain, 3);
+    assertThat(
+            count(
+                domain,
+                "SELECT count(*) FROM public.ledger_tasks r WHERE r.id NOT IN"
+                    + " (SELECT id FROM %s.tasks) AND r.domain = '"
+                    + domain
+                    + "'"))
+        .isZero();
+  }
+
+  @Test
+  void a_batch_that_meets_an_open_filings_upstream_event_returns_its_task_and_files_the_rest()
+      throws Exception {
+    // the batch's one statement (issue 26, B12) waits on the unique key tasks_origin for the open
+    // filing's row; the filing committed, that row writes nothing (ON CONFLICT DO NOTHING) and the
+    // batch finds the filing's task; the batch's other specs are filed
+    String domain = existingDomain("batch-meets-filing");
+    TaskSpec taken = spec(domain, "refund 11").origin("shop", "refund-11").build();
+    List<TaskSpec> batch =
+        List.of(
+            spec(domain, "refund 10").origin("shop", "refund-10").build(),
+            taken,
+            spec(domain, "refund 12").origin("shop", "refund-12").build(),
+            taken);
+    try (Connection first = PG.dataSource().getConnection()) {
+      first.setAutoCommit(false);
+      String won = ledger.in(first).fileAndAdmit(taken);
+      CompletableFuture<List<String>> filed =
+          CompletableFuture.supplyAsync(() -> ledger.fileAll(batch), threads);
+      awaitSessionsWaiting(1, filed);
+      assertThat(filed).isNotDone();
+      first.commit();
+      List<String> ids = filed.get(WAIT_SECONDS, TimeUnit.SECONDS);
+      assertThat(ids).hasSize(4);
+      assertThat(ids.get(1)).isEqualTo(won);
+      assertThat(ids.get(3)).isEqualTo(won);
+      assertThat(ids.get(0)).isNotEqualTo(won).isNotEqualTo(ids.get(2));
+      assertThat(ids.get(2)).isNotEqualTo(won);
+      for (String id : ids) {
+        assertThat(ledger.get(id).status()).isEqualTo(Status.ADMITTED);
+      }
+    }
+    assertThat(ledger.withOrigin(domain, "shop")).hasSize(3);
+    // the seed and the three tasks, each with its created and admitted events and its route;
+    // nothing of the losing row
+    assertRowsAndEvents(domain, 4);
+    assertThat(
+            count(
+                domain,
+                "SELECT count(*) FROM public.ledger_tasks r WHERE r.domain = '" + domain + "'"))
+        .isEqualTo(4);
+  }
+
+  @Test
   void a_scrub_and_a_replay_wait_for_an_open_filing_and_see_its_task() throws Exception {
     String domain = existingDomain("scrub-waits");
     try (Connection open = PG.dataSource().getConnection()) {
@@ -304,6 +395,15 @@ class ConcurrentFilingTest {
         Thread.sleep(5);
       }
     }
+  }
+
+  /** The domain holds {@code tasks} rows, each with one created and one admitted event. */
+  private static void assertRowsAndEvents(String domain, long tasks) throws SQLException {
+    assertThat(count(domain, "SELECT count(*) FROM %s.tasks")).isEqualTo(tasks);
+    assertThat(count(domain, "SELECT count(*) FROM %s.events WHERE kind = 'created'"))
+        .isEqualTo(tasks);
+    assertThat(count(domain, "SELECT count(*) FROM %s.events WHERE kind = 'admitted'"))
+        .isEqualTo(tasks);
   }
 
   /** A count from a query on the domain's schema ({@code %s}), on a connection of its own. */

@@ -46,6 +46,76 @@ class ReferenceSharingTest {
     assertReplayChangesNothing(ledger, "gpu");
   }
 
+  /**
+   * Domain V12: one {@code INSERT} of many rows (an operator's SQL, or any writer filing set-wise)
+   * adds every claim class of its rows once, sets {@code blocked} from the dependencies, and clears
+   * a {@code blocked} written on a row that has none.
+   */
+  @Test
+  void one_insert_of_many_rows_adds_their_claim_classes_and_flags() throws Exception {
+    Ledger ledger = Ledger.open(PG.dataSource());
+    String dep = ledger.file(TaskSpec.builder("ops", "an open dependency").build());
+    String s = quoted("ops");
+    try (Connection c = PostgresExtension.connect(PG.databaseName())) {
+      c.createStatement()
+          .execute(
+              "INSERT INTO "
+                  + s
+                  + ".tasks (id, domain, title, body, requirements, depends_on, created_by,"
+                  + " label_rank, priority, created, status, blocked) VALUES"
+                  + " ('t-a', 'ops', 'a', '', '[\"gpu\"]', '[]', 'op', 0, 0, '"
+                  + AT
+                  + "', 'admitted', false),"
+                  + " ('t-b', 'ops', 'b', '', '[\"gpu\",\"ssd\"]', '[]', 'op', 2, 0, '"
+                  + AT
+                  + "', 'admitted', false),"
+                  + " ('t-c', 'ops', 'c', '', '[]', '[\""
+                  + dep
+                  + "\"]', 'op', 0, 0, '"
+                  + AT
+                  + "', 'admitted', false),"
+                  + " ('t-d', 'ops', 'd', '', '[\"gpu\"]', '[]', 'op', 0, 0, '"
+                  + AT
+                  + "', 'admitted', true)");
+      c.createStatement()
+          .execute(
+              "INSERT INTO public.ledger_tasks (id, domain) VALUES ('t-a', 'ops'), ('t-b', 'ops'),"
+                  + " ('t-c', 'ops'), ('t-d', 'ops')");
+      assertThat(
+              Fixtures.rows(
+                  c,
+                  "SELECT label_rank, requirements, requirements_md5 = md5(requirements) FROM "
+                      + s
+                      + ".claim_classes ORDER BY 1, 2"))
+          .containsExactly(
+              List.of("0", "[\"gpu\"]", "t"),
+              List.of("0", "[]", "t"),
+              List.of("2", "[\"gpu\",\"ssd\"]", "t"));
+      assertThat(Fixtures.rows(c, "SELECT id, blocked FROM " + s + ".tasks"))
+          .containsExactlyInAnyOrder(
+              List.of(dep, "f"),
+              List.of("t-a", "f"),
+              List.of("t-b", "f"),
+              List.of("t-c", "t"),
+              List.of("t-d", "f"));
+      assertThat(
+              Fixtures.rows(
+                  c, "SELECT depends_on, task_id FROM public.ledger_dependencies ORDER BY 1, 2"))
+          .containsExactly(List.of(dep, "t-c"));
+    }
+    // every class is found by the claim's walk; the blocked one waits (and the dependency, filed
+    // and not admitted, is not claimable)
+    List<Lease> leases =
+        ledger.claimBatch(
+            "ops",
+            Claimer.of("w")
+                .lease(LEASE)
+                .manifest(List.of("gpu", "ssd"))
+                .handling(Label.CONFIDENTIAL),
+            10);
+    assertThat(leases).map(Lease::taskId).containsExactlyInAnyOrder("t-a", "t-b", "t-d");
+  }
+
   @Test
   void a_dependency_the_reference_completed_makes_our_dependent_claimable() throws Exception {
     Ledger ledger = Ledger.open(PG.dataSource());

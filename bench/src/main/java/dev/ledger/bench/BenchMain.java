@@ -38,8 +38,8 @@ public final class BenchMain {
    */
   private static final List<String> ALL =
       List.of(
-          "B1", "B2", "B3", "B4", "B5", "B9", "B10", "B12", "B14", "B16", "B17", "B18", "B19", "B7",
-          "B8", "B11", "B15", "B6");
+          "B1", "B2", "B3", "B4", "B5", "B9", "B10", "B12", "B13", "B14", "B16", "B17", "B18",
+          "B19", "B20", "B7", "B8", "B11", "B15", "B6");
 
   private BenchMain() {}
 
@@ -131,6 +131,7 @@ public final class BenchMain {
           case "B9" -> b9 = WorkerBench.throughput(ctx);
           case "B10" -> b10 = WorkerBench.pickup(ctx);
           case "B12" -> b12 = WorkerBench.enqueue(ctx);
+          case "B13" -> OutboxBench.run(ctx);
           case "B14" -> ProducerBench.run(ctx);
           case "B6" -> MigrationBench.noOp(ctx);
           case "B7" -> MigrationBench.newDomains(ctx);
@@ -144,6 +145,7 @@ public final class BenchMain {
           case "B15" -> ConsoleBench.run(ctx);
           case "B16" -> ControlsBench.run(ctx);
           case "B19" -> SchemaDiffBench.run(ctx);
+          case "B20" -> CitusBench.run(ctx);
           default -> throw new IllegalStateException(id);
         }
         System.out.printf(Locale.ROOT, "   (%s took %.0f s)%n", id, (System.nanoTime() - s0) / 1e9);

@@ -54,7 +54,9 @@ final class ConsoleBench {
   static void run(Context ctx) throws Exception {
     int large = ctx.size(12_000, 1_000_000);
     int small = 1_000;
-    int samples = ctx.size(3, 30);
+    // 100 a side: a page takes a few ms, and at 30 the 1k baseline alone moved by 60% between runs
+    int samples = ctx.size(3, 100);
+    int deepSamples = ctx.size(3, 10);
     Side s = side(ctx, "b15s", small);
     Side l = side(ctx, "b15l", large);
     try {
@@ -90,7 +92,7 @@ final class ConsoleBench {
       }
       double[] overview =
           Context.alternate(
-              3,
+              5,
               () -> time(samples, () -> get(l, "/", null)),
               () -> time(samples, () -> get(s, "/", null)));
       row(
@@ -102,7 +104,7 @@ final class ConsoleBench {
       String first = "status=admitted";
       double[] queue =
           Context.alternate(
-              3,
+              5,
               () -> time(samples, () -> get(l, "/domains/" + DOMAIN + "/queue", first)),
               () -> time(samples, () -> get(s, "/domains/" + DOMAIN + "/queue", first)));
       row(ctx, "queue page 1, " + k(large) + " vs 1k tasks", queue, "same page at 1k tasks", large);
@@ -110,8 +112,9 @@ final class ConsoleBench {
       double[] deepPage =
           Context.alternate(
               3,
-              () -> time(samples, () -> get(l, "/domains/" + DOMAIN + "/queue", deep)),
-              () -> time(samples, () -> offsetPage(l, depth)));
+              // the OFFSET side takes ~0.5 s a call: 10 a side is plenty for a 100x gap
+              () -> time(deepSamples, () -> get(l, "/domains/" + DOMAIN + "/queue", deep)),
+              () -> time(deepSamples, () -> offsetPage(l, depth)));
       ctx.results()
           .add(
               new Results.Row(
@@ -180,7 +183,7 @@ final class ConsoleBench {
       }
       double[] m =
           Context.alternate(
-              3,
+              5,
               () -> time(samples, () -> get(many, "/", null)),
               () -> time(samples, () -> get(one, "/", null)));
       ctx.results()

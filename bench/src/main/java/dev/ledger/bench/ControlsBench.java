@@ -27,6 +27,9 @@ final class ControlsBench {
   /** The workers of each row: one (the statements' own cost), four (claims taking turns). */
   private static final int[] WORKERS = {1, 4};
 
+  /** Claims per worker of each side's warm-up before each row's measured rounds. */
+  private static final int WARM_UP = 30;
+
   static void run(Context ctx) throws Exception {
     String db = ctx.server().createDatabase("b16");
     try (HikariDataSource pool = ctx.server().pool(db, 8)) {
@@ -37,7 +40,8 @@ final class ControlsBench {
       String freeSchema = ledger.provision(free);
       int rounds = ctx.size(1, 3);
       int steps = ctx.size(40, 4_000); // per worker per round
-      int depth = 5 * steps * rounds + 1_000; // never runs dry, at any speed
+      // never runs dry, at any speed: 1 + 4 workers' rounds, their warm-ups, and a margin
+      int depth = 5 * (steps * rounds + WARM_UP) + 1_000;
       CycleBench.seed(pool, limited, limitedSchema, depth);
       CycleBench.seed(pool, free, freeSchema, depth);
       Context.execute(pool, "ANALYZE");
@@ -50,6 +54,13 @@ final class ControlsBench {
       AtomicLong limitedClaims = new AtomicLong();
       AtomicLong freeClaims = new AtomicLong();
       for (int workers : WORKERS) {
+        // warm-up, not measured: each connection the workers use runs each side's claim statement
+        // past pgjdbc's prepare threshold (5) and PostgreSQL's custom plans (5), so the rounds
+        // measure the generic plans a long-running pool uses (a cold connection's first claim in
+        // a domain plans the statement for 20-80 ms, which in a quick run's 40 claims was most of
+        // the measured time, and more for the larger controlled statement)
+        claimRate(ledger, limited, claimer, workers, WARM_UP, seen, limitedClaims);
+        claimRate(ledger, free, claimer, workers, WARM_UP, seen, freeClaims);
         double[] m =
             Context.alternate(
                 rounds,
@@ -79,7 +90,9 @@ final class ControlsBench {
               "B16: "
                   + depth
                   + " admitted per side; limits 1,000,000 claimed and 1,000,000/1s (never"
-                  + " binding); "
+                  + " binding); each row after a warm-up of "
+                  + WARM_UP
+                  + " claims per worker per side (not measured); "
                   + limitedClaims.get()
                   + " limited and "
                   + freeClaims.get()

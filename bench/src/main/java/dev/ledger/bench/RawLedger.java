@@ -43,6 +43,13 @@ final class RawLedger {
   private final String domain;
   private final String schema;
   private final String[] file;
+
+  /** The default bounds our ledger's transactions set, which the baseline's filing sets too. */
+  private static final String LOCK_TIMEOUT =
+      dev.ledger.Timeouts.setting(dev.ledger.Timeouts.defaults().lock());
+
+  private static final String STATEMENT_TIMEOUT =
+      dev.ledger.Timeouts.setting(dev.ledger.Timeouts.defaults().statement());
   private final String[] admit;
   private final String[] claim;
   private final List<OursSql.Role> claimBinds;
@@ -116,41 +123,42 @@ final class RawLedger {
       c.setAutoCommit(false);
       try {
         try (PreparedStatement p = c.prepareStatement(file[0])) {
-          p.setString(1, spec.domain());
-          p.execute(); // the domain's lock, held to commit
-        }
-        event(c, file[1], id, "created", now, created(id, spec));
-        try (PreparedStatement p = c.prepareStatement(file[2])) {
-          p.setString(1, id);
-          p.setString(2, spec.domain());
-          p.setString(3, spec.title());
-          p.setString(4, spec.body());
-          p.setString(5, Seeder.jsonArray(spec.requirements()));
-          p.setString(6, Seeder.jsonArray(spec.dependsOn()));
-          text(p, 7, spec.origin());
-          text(p, 8, spec.upstreamEvent());
-          p.setString(9, spec.createdBy());
-          p.setLong(10, spec.classification().rank());
-          p.setLong(11, spec.priority());
-          p.setString(12, Rfc3339.format(now));
-          p.setString(13, "proposed");
-          text(p, 14, null);
-          text(p, 15, null);
-          p.setLong(16, 0L);
-          text(p, 17, null);
-          text(p, 18, null);
-          text(p, 19, null);
-          text(p, 20, null);
-          p.setBoolean(21, false); // blocked: the baseline files no dependencies
-          text(p, 22, spec.notBefore() == null ? null : Rfc3339.format(spec.notBefore()));
-          p.setLong(23, spec.maxAttempts());
-          one(p.executeUpdate(), "insert task");
-        }
-        try (PreparedStatement p = c.prepareStatement(file[3])) {
-          p.setString(1, id);
-          p.setString(2, spec.domain());
-          p.setBoolean(3, false);
-          one(p.executeUpdate(), "insert route");
+          // as ours, one statement: the transaction's bounds, then the domain's lock, held to
+          // commit, then the row, its created event and its route
+          p.setString(1, LOCK_TIMEOUT);
+          p.setString(2, STATEMENT_TIMEOUT);
+          p.setString(3, spec.domain());
+          int o = 3;
+          p.setString(o + 1, id);
+          p.setString(o + 2, spec.domain());
+          p.setString(o + 3, spec.title());
+          p.setString(o + 4, spec.body());
+          p.setString(o + 5, Seeder.jsonArray(spec.requirements()));
+          p.setString(o + 6, Seeder.jsonArray(spec.dependsOn()));
+          text(p, o + 7, spec.origin());
+          text(p, o + 8, spec.upstreamEvent());
+          p.setString(o + 9, spec.createdBy());
+          p.setLong(o + 10, spec.classification().rank());
+          p.setLong(o + 11, spec.priority());
+          p.setString(o + 12, Rfc3339.format(now));
+          p.setString(o + 13, "proposed");
+          text(p, o + 14, null);
+          text(p, o + 15, null);
+          p.setLong(o + 16, 0L);
+          text(p, o + 17, null);
+          text(p, o + 18, null);
+          text(p, o + 19, null);
+          text(p, o + 20, null);
+          p.setBoolean(o + 21, false); // blocked: the baseline files no dependencies
+          text(p, o + 22, spec.notBefore() == null ? null : Rfc3339.format(spec.notBefore()));
+          p.setLong(o + 23, spec.maxAttempts());
+          p.setString(o + 24, Rfc3339.format(now));
+          p.setString(o + 25, created(id, spec).toString());
+          p.setString(o + 26, spec.domain());
+          try (ResultSet rs = p.executeQuery()) {
+            rs.next();
+            one(rs.getInt(2), "file task");
+          }
         }
         c.commit();
       } catch (SQLException | RuntimeException e) {

@@ -57,11 +57,24 @@ final class Seeder implements AutoCloseable {
    * @throws SQLException when the schema's tasks cannot be counted
    */
   Seeder(DataSource dataSource, String domain, String schema) throws SQLException {
+    // a day ago, so seeded tasks are older than anything filed live and leases are in the future
+    this(dataSource, domain, schema, Instant.now().minus(1, ChronoUnit.DAYS));
+  }
+
+  /**
+   * Creates a seeder whose events start at a given time (one microsecond apart from there).
+   *
+   * @param dataSource the database
+   * @param domain the domain, already provisioned
+   * @param schema its schema, bare
+   * @param base the time just before the first event, e.g. older than a retention
+   * @throws SQLException when the schema's tasks cannot be counted
+   */
+  Seeder(DataSource dataSource, String domain, String schema, Instant base) throws SQLException {
     this.dataSource = dataSource;
     this.domain = domain;
     this.schema = schema;
-    // a day ago, so seeded tasks are older than anything filed live and leases are in the future
-    this.base = Instant.now().minus(1, ChronoUnit.DAYS).truncatedTo(ChronoUnit.MICROS);
+    this.base = base.truncatedTo(ChronoUnit.MICROS);
     this.idPrefix = Integer.toHexString(schema.hashCode() & 0xfffff);
     // a second seeder of the same schema (a top-up) numbers its tasks after the first one's
     this.n = Context.count(dataSource, "SELECT count(*) FROM \"" + schema + "\".tasks");

@@ -119,7 +119,22 @@ final class Server implements AutoCloseable {
    * @return the pool; the caller closes it
    */
   HikariDataSource pool(String database, int size) {
+    return pool(database, size, null);
+  }
+
+  /**
+   * A connection pool on one database whose connections each run a statement when made.
+   *
+   * @param database the database
+   * @param size the most connections
+   * @param initSql run on every new connection (e.g. {@code SET synchronous_commit = off}), or null
+   * @return the pool; the caller closes it
+   */
+  HikariDataSource pool(String database, int size, String initSql) {
     HikariConfig config = new HikariConfig();
+    if (initSql != null) {
+      config.setConnectionInitSql(initSql);
+    }
     config.setJdbcUrl(url(database));
     config.setMaximumPoolSize(size);
     config.setMinimumIdle(size);

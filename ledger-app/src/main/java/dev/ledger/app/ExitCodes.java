@@ -29,7 +29,9 @@ import dev.ledger.migrate.MigrationException;
  *       #DATABASE});
  *   <li>{@value #NO_REGISTRY}: {@code fleet list}, {@code fleet plan}, {@code fleet migrate}: the
  *       control database holds no tenant registry (likely not a fleet's control database; {@code
- *       fleet register}, or {@code fleet migrate --create-registry}, makes one).
+ *       fleet register}, or {@code fleet migrate --create-registry}, makes one);
+ *   <li>{@value #BEHIND_RETENTION}: {@code feed}: a retention purge removed events the consumer had
+ *       not received; {@code --accept-loss} goes on past them.
  * </ul>
  */
 public final class ExitCodes {
@@ -66,6 +68,12 @@ public final class ExitCodes {
   /** The control database holds no tenant registry: likely the wrong database; nothing made. */
   public static final int NO_REGISTRY = 9;
 
+  /**
+   * {@code feed}: a retention purge removed events the consumer had not received ({@link
+   * dev.ledger.feed.FeedBehindRetentionException}); nothing printed past the gap.
+   */
+  public static final int BEHIND_RETENTION = 10;
+
   private ExitCodes() {}
 
   /**
@@ -91,8 +99,8 @@ public final class ExitCodes {
    * @return {@link #USAGE} for picocli's parameter errors and invalid arguments, {@link #LOCKED}
    *     for a lock timeout (the migration lock, or a task another transaction held past the
    *     ledger's lock bound), {@link #NO_REGISTRY} for a control database without a registry,
-   *     {@link #DATABASE} for SQL, connection and control-database failures, {@link #FAILED}
-   *     otherwise
+   *     {@link #BEHIND_RETENTION} for a feed consumer behind the retention horizon, {@link
+   *     #DATABASE} for SQL, connection and control-database failures, {@link #FAILED} otherwise
    */
   public static int of(Throwable e) {
     if (e instanceof picocli.CommandLine.ParameterException
@@ -104,6 +112,9 @@ public final class ExitCodes {
     }
     if (e instanceof dev.ledger.ForeignSchemaException) {
       return FOREIGN_SCHEMA;
+    }
+    if (e instanceof dev.ledger.feed.FeedBehindRetentionException) {
+      return BEHIND_RETENTION;
     }
     if (e instanceof dev.ledger.tenants.TenantUnavailableException t) {
       return t.reason() == dev.ledger.tenants.TenantUnavailableException.Reason.UNREACHABLE
@@ -118,18 +129,16 @@ public final class ExitCodes {
         || e instanceof DatabaseUnreachableException) {
       return DATABASE;
     }
+    if (e instanceof MigrationException m) {
+      // a LedgerException too: its reason decides, not the catch-all below
+      return of(m);
+    }
     if (e instanceof dev.ledger.LedgerException) {
       return FAILED;
     }
     for (Throwable t = e; t != null; t = t.getCause()) {
       if (t instanceof MigrationException m) {
-        return switch (m.reason()) {
-          case LOCK_TIMEOUT -> LOCKED;
-          case INVALID_ARGUMENT, TRANSACTION_POOLER -> USAGE;
-          case DATABASE_UNAVAILABLE, CONTROL_DATABASE -> DATABASE;
-          case NO_REGISTRY -> NO_REGISTRY;
-          case INVALID_MIGRATIONS -> FAILED;
-        };
+        return of(m);
       }
       if (t instanceof java.sql.SQLException) {
         return DATABASE;
@@ -139,5 +148,15 @@ public final class ExitCodes {
       }
     }
     return FAILED;
+  }
+
+  private static int of(MigrationException m) {
+    return switch (m.reason()) {
+      case LOCK_TIMEOUT -> LOCKED;
+      case INVALID_ARGUMENT, TRANSACTION_POOLER -> USAGE;
+      case DATABASE_UNAVAILABLE, CONTROL_DATABASE -> DATABASE;
+      case NO_REGISTRY -> NO_REGISTRY;
+      case INVALID_MIGRATIONS -> FAILED;
+    };
   }
 }

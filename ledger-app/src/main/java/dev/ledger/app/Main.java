@@ -435,10 +435,28 @@ public final class Main {
     if (parsed != null && isJson(parsed)) {
       // a pipeline reading stdout gets one document even when the command failed
       PrintWriter out = cli.getOut();
-      out.println(Json.error(cli.getCommandSpec().qualifiedName(), exit, message));
+      out.println(errorDocument(cli.getCommandSpec().qualifiedName(), exit, message, e));
       out.flush();
     }
     return exit;
+  }
+
+  /**
+   * The {@code --json} error document: {@link Json#error}, and for a feed consumer behind the
+   * retention horizon its {@code consumer}, {@code domain}, {@code missed_seq} and {@code
+   * missed_later} after the error.
+   */
+  private static String errorDocument(String command, int exit, String message, Throwable e) {
+    if (e instanceof dev.ledger.feed.FeedBehindRetentionException b) {
+      java.util.Map<String, Object> extra = new java.util.LinkedHashMap<>();
+      extra.put("error", message);
+      extra.put("consumer", b.consumer());
+      extra.put("domain", b.domain());
+      extra.put("missed_seq", b.missedSeq());
+      extra.put("missed_later", b.missedLater());
+      return Json.document(command, exit, false, null, extra);
+    }
+    return Json.error(command, exit, message);
   }
 
   private static boolean isJson(CommandLine.ParseResult parsed) {

@@ -309,22 +309,27 @@ public final class Console {
     }
     boolean api = !seg.isEmpty() && seg.get(0).equals("api");
     try {
+      refuseNul(request, seg);
       return secure(route(request, seg, api));
     } catch (Refusal r) {
       return secure(error(api, r.status, r.getMessage(), request));
     } catch (TaskNotFoundException e) {
       return secure(error(api, 404, e.getMessage(), request));
-    } catch (InvalidInputException | WrongStateException | LeaseLostException e) {
+    } catch (WrongStateException | LeaseLostException e) {
       return secure(error(api, 409, e.getMessage(), request));
-    } catch (IllegalArgumentException e) {
+    } catch (InvalidInputException | IllegalArgumentException e) {
       return secure(error(api, 400, e.getMessage(), request));
     } catch (dev.ledger.migrate.MigrationException e) {
       // the fleet's control database or a tenant's (tenants, schema versions): its messages hold
       // no DSN by contract
-      LOG.warn("ledger console: {} on {} {}", e.reason(), request.method(), api);
+      LOG.warn("ledger console: {} on {} {}", e.reason(), request.method(), request.path());
       return secure(error(api, 503, e.getMessage(), request));
     } catch (LedgerException e) {
-      LOG.warn("ledger console: {} on {} {}", e.getClass().getSimpleName(), request.method(), api);
+      LOG.warn(
+          "ledger console: {} on {} {}",
+          e.getClass().getSimpleName(),
+          request.method(),
+          request.path());
       return secure(error(api, 503, e.getMessage(), request));
     } catch (RuntimeException e) {
       // jOOQ's messages carry SQL and bind values (task text): log the class only
@@ -341,6 +346,27 @@ public final class Console {
     Refusal(int status, String message) {
       super(message, null, false, false);
       this.status = status;
+    }
+  }
+
+  /**
+   * Refuses a NUL character in the path or any parameter (400, naming where): PostgreSQL's text
+   * cannot hold one, and the database's refusal would read as an outage (503).
+   */
+  private static void refuseNul(Request request, List<String> seg) {
+    for (String s : seg) {
+      if (s.indexOf('\u0000') >= 0) {
+        throw new Refusal(400, "path: must not hold a NUL character");
+      }
+    }
+    for (Map<String, List<String>> params : List.of(request.query(), request.form())) {
+      for (Map.Entry<String, List<String>> p : params.entrySet()) {
+        if (p.getKey().indexOf('\u0000') >= 0
+            || p.getValue().stream().anyMatch(v -> v.indexOf('\u0000') >= 0)) {
+          throw new Refusal(
+              400, p.getKey().replace("\u0000", "\\0") + ": must not hold a NUL character");
+        }
+      }
     }
   }
 

@@ -41,8 +41,8 @@ import org.jooq.impl.SQLDataType;
  * nor PostgreSQL's planning per domain. A domain with more tasks is read once more: each status
  * counted up to {@value #CAP} + 1 entries of {@code tasks_queue}; a status past the cap shows the
  * planner's estimate ({@code pg_class.reltuples} times the status's frequency in {@code pg_stats},
- * one catalog read for all such domains), marked {@code ≈}, or {@code >1000} without one. Nothing
- * counts a whole table; what is shown as exact is exact. Thread-safe.
+ * read by the same statement), marked {@code ≈}, or {@code >1000} without one. Nothing counts a
+ * whole table; what is shown as exact is exact. Thread-safe.
  */
 final class OverviewReads {
 
@@ -146,6 +146,12 @@ final class OverviewReads {
 
   // ---- a domain of more than CAP tasks: each status up to CAP + 1 entries of tasks_queue --------
 
+  /** The domain's schema, for its row of the planner's statistics. */
+  private static final Slot<String> SCHEMA = Slot.of("schema", SQLDataType.VARCHAR);
+
+  private static final Field<Long> EST_ROWS;
+  private static final Field<String> EST_VALUES;
+  private static final Field<String> EST_FREQS;
   private static final Field<?>[] LARGE_FIELDS;
   private static final Select<Record> LARGE;
 
@@ -192,8 +198,37 @@ final class OverviewReads {
                     .where(TASKS.STATUS.eq(DSL.inline(Status.CLAIMED.wire())))
                     .and(TASKS.LEASE_UNTIL.ge(NOW.field())))
             .as("claimed_now"));
+    // the planner's statistics of this domain's tasks, in the same statement (no second round
+    // trip, and planned once with the rest when the driver prepares it)
+    Table<?> n = DSL.table(DSL.name("pg_catalog", "pg_namespace")).as("n");
+    Table<?> cl = DSL.table(DSL.name("pg_catalog", "pg_class")).as("cl");
+    Table<?> st = DSL.table(DSL.name("pg_catalog", "pg_stats")).as("st");
+    Field<String> nspname = DSL.field(DSL.name("n", "nspname"), String.class);
+    Table<?> est =
+        DSL.select(
+                DSL.field("{0}::bigint", Long.class, DSL.field(DSL.name("cl", "reltuples")))
+                    .as("est_rows"),
+                DSL.field("{0}::text", String.class, DSL.field(DSL.name("st", "most_common_vals")))
+                    .as("est_values"),
+                DSL.field(DSL.name("st", "most_common_freqs"), SQLDataType.REAL.getArrayDataType())
+                    .as("est_freqs"))
+            .from(n)
+            .join(cl)
+            .on(DSL.field(DSL.name("cl", "relnamespace")).eq(DSL.field(DSL.name("n", "oid"))))
+            .and(DSL.field(DSL.name("cl", "relname"), String.class).eq(DSL.inline("tasks")))
+            .leftJoin(st)
+            .on(DSL.field(DSL.name("st", "schemaname"), String.class).eq(nspname))
+            .and(DSL.field(DSL.name("st", "tablename"), String.class).eq(DSL.inline("tasks")))
+            .and(DSL.field(DSL.name("st", "attname"), String.class).eq(DSL.inline("status")))
+            .where(nspname.eq(SCHEMA.field()))
+            .asTable("est");
+    EST_ROWS = est.field("est_rows", Long.class);
+    EST_VALUES = est.field("est_values", String.class);
+    EST_FREQS = est.field("est_freqs", String.class);
+    f.addAll(List.of(EST_ROWS, EST_VALUES, EST_FREQS));
     LARGE_FIELDS = f.toArray(Field<?>[]::new);
-    LARGE = DSL.select(f);
+    LARGE =
+        DSL.select(f).from(DSL.selectOne().asTable("one")).leftJoin(est).on(DSL.trueCondition());
   }
 
   /**
@@ -267,9 +302,8 @@ final class OverviewReads {
   }
 
   /**
-   * Every domain's {@link Summary} on one connection: one statement per domain, a second for each
-   * domain past {@link #CAP} tasks, and one catalog read of the estimates when there is such a
-   * domain.
+   * Every domain's {@link Summary} on one connection: one statement per domain, and a second, with
+   * the planner's estimates, for each domain past {@link #CAP} tasks.
    *
    * @param domains the domains, in the order wanted
    * @return the summaries, in the domains' order
@@ -298,21 +332,21 @@ final class OverviewReads {
                   large.put(
                       i,
                       statements
-                          .get(ctx, "overview large", () -> LARGE, List.of(NOW))
-                          .fetch(ctx, LARGE_FIELDS, now)
+                          .get(ctx, "overview large", () -> LARGE, List.of(NOW, SCHEMA))
+                          .fetch(ctx, LARGE_FIELDS, now, domains.get(i).schema())
                           .get(0));
                 }
               }
-              Map<String, Estimate> estimates =
-                  large.isEmpty()
-                      ? Map.of()
-                      : estimates(
-                          reads.dsl(c, null),
-                          large.keySet().stream().map(i -> domains.get(i).schema()).toList());
               for (int i = 0; i < domains.size(); i++) {
-                ReadModel.Domain d = domains.get(i);
+                Record l = large.get(i);
                 out.add(
-                    summary(d, small.get(i), large.get(i), estimates.get(d.schema()), now, since));
+                    summary(
+                        domains.get(i),
+                        small.get(i),
+                        l,
+                        l == null ? null : Estimate.of(l),
+                        now,
+                        since));
               }
               return out;
             });
@@ -379,48 +413,30 @@ final class OverviewReads {
    * @param frequencies each status's frequency among the most common values of {@code status}
    */
   record Estimate(long rows, Map<String, Float> frequencies) {
+    /** The statistics in a row of the large statement ({@code est_*}; null when never analyzed). */
+    static Estimate of(Record large) {
+      Map<String, Float> f = new HashMap<>();
+      String[] names = arrayText(large.get(EST_VALUES));
+      String[] freqs = arrayText(large.get(EST_FREQS));
+      for (int i = 0; i < names.length && i < freqs.length; i++) {
+        // quoted or not: once the driver prepares the statement and reads results in binary, an
+        // array's text arrives in its own rendering ({"1.0"} for the server's {1})
+        f.put(names[i].replace("\"", ""), Float.parseFloat(freqs[i].replace("\"", "")));
+      }
+      Long rows = large.get(EST_ROWS);
+      return new Estimate(rows == null ? -1 : rows, f);
+    }
+
+    /** The elements of a one-dimensional array's text form ({@code {a,b}}); none for null. */
+    private static String[] arrayText(String text) {
+      return text == null || text.length() <= 2
+          ? new String[0]
+          : text.substring(1, text.length() - 1).split(",");
+    }
+
     Long of(Status s) {
       Float f = frequencies.get(s.wire());
       return rows < 0 || f == null ? null : Math.round(rows * (double) f);
     }
-  }
-
-  /** One catalog read for every schema given: {@code pg_class} and {@code pg_stats}. */
-  private static Map<String, Estimate> estimates(DSLContext ctx, List<String> schemas) {
-    Table<?> n = DSL.table(DSL.name("pg_catalog", "pg_namespace")).as("n");
-    Table<?> cl = DSL.table(DSL.name("pg_catalog", "pg_class")).as("cl");
-    Table<?> st = DSL.table(DSL.name("pg_catalog", "pg_stats")).as("st");
-    Field<String> nspname = DSL.field(DSL.name("n", "nspname"), String.class);
-    Field<Float> reltuples = DSL.field(DSL.name("cl", "reltuples"), Float.class);
-    Field<String> values =
-        DSL.field("{0}::text", String.class, DSL.field(DSL.name("st", "most_common_vals")));
-    Field<Float[]> freqs =
-        DSL.field(DSL.name("st", "most_common_freqs"), SQLDataType.REAL.getArrayDataType());
-    Map<String, Estimate> out = new HashMap<>();
-    ctx.select(nspname, reltuples, values, freqs)
-        .from(n)
-        .join(cl)
-        .on(DSL.field(DSL.name("cl", "relnamespace")).eq(DSL.field(DSL.name("n", "oid"))))
-        .and(DSL.field(DSL.name("cl", "relname"), String.class).eq(DSL.inline("tasks")))
-        .leftJoin(st)
-        .on(DSL.field(DSL.name("st", "schemaname"), String.class).eq(nspname))
-        .and(DSL.field(DSL.name("st", "tablename"), String.class).eq(DSL.inline("tasks")))
-        .and(DSL.field(DSL.name("st", "attname"), String.class).eq(DSL.inline("status")))
-        .where(nspname.in(schemas))
-        .forEach(
-            r -> {
-              Map<String, Float> f = new HashMap<>();
-              String v = r.value3();
-              Float[] fr = r.value4();
-              if (v != null && fr != null && v.length() >= 2) {
-                String[] names = v.substring(1, v.length() - 1).split(",");
-                for (int i = 0; i < names.length && i < fr.length; i++) {
-                  f.put(names[i].replace("\"", ""), fr[i]);
-                }
-              }
-              Float rows = r.value2();
-              out.put(r.value1(), new Estimate(rows == null ? -1 : rows.longValue(), f));
-            });
-    return out;
   }
 }

@@ -1,6 +1,7 @@
 package dev.ledger.console;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.ledger.InvalidInputException;
 import dev.ledger.Label;
 import dev.ledger.Ledger;
 import dev.ledger.Status;
@@ -172,10 +173,10 @@ final class Pages {
   ReadModel.QueueFilter filter(Request req) {
     Set<Status> statuses = EnumSet.noneOf(Status.class);
     for (String s : req.params("status")) {
-      if (s.equals("all")) {
+      if (s.equalsIgnoreCase("all")) {
         statuses.addAll(Arrays.asList(Status.values()));
       } else {
-        statuses.add(Status.parse(s));
+        statuses.add(parameter("status", () -> Status.parse(s)));
       }
     }
     if (statuses.isEmpty()) {
@@ -184,10 +185,26 @@ final class Pages {
     String label = req.param("label");
     return new ReadModel.QueueFilter(
         statuses,
-        label == null ? null : Label.parse(label),
+        label == null ? null : parameter("label", () -> Label.parse(label)),
         req.param("requires"),
         req.param("origin"),
         req.param("text"));
+  }
+
+  /**
+   * A query parameter parsed by the ledger's own parser, its error naming the parameter the page
+   * was given (the parser names its own field, e.g. {@code classification} for {@code label}).
+   *
+   * @throws IllegalArgumentException (400) when the parser refuses the value
+   */
+  static <T> T parameter(String name, java.util.function.Supplier<T> parse) {
+    try {
+      return parse.get();
+    } catch (InvalidInputException e) {
+      String rule =
+          e.getMessage().substring(Math.min(e.getMessage().length(), e.field().length() + 2));
+      throw new IllegalArgumentException(name + ": " + rule, e);
+    }
   }
 
   int limit(Request req) {

@@ -191,7 +191,8 @@ final class SettingsView {
       o.put("intervalMillis", t.interval() == null ? null : t.interval().toMillis());
       o.put("timing", timing(t));
       o.put("paused", s.paused());
-      o.put("nextTick", s.nextTick() == null ? null : s.nextTick().toString());
+      // a paused schedule files no tick: none is next (as `schedule list --json` says)
+      o.put("nextTick", s.paused() || s.nextTick() == null ? null : s.nextTick().toString());
       o.put("lastTick", s.lastTick() == null ? null : s.lastTick().toString());
       o.put("origin", s.origin());
     }
@@ -270,7 +271,11 @@ final class SettingsView {
         List.of(
             Map.of("name", "schedule", "value", s.name()),
             Map.of("name", "paused", "value", String.valueOf(s.paused())),
-            Map.of("name", "next tick", "value", tick(s.nextTick(), "none"))));
+            Map.of(
+                "name",
+                "next tick",
+                "value",
+                s.paused() ? "(paused)" : tick(s.nextTick(), "none"))));
     return action + " schedule " + name;
   }
 

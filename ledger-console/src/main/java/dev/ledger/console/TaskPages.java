@@ -1,6 +1,7 @@
 package dev.ledger.console;
 
 import dev.ledger.FailureRecord;
+import dev.ledger.InvalidInputException;
 import dev.ledger.Label;
 import dev.ledger.Lease;
 import dev.ledger.Ledger;
@@ -64,7 +65,8 @@ final class TaskPages {
       can.addAll(Arrays.stream(c.split(",")).map(String::strip).filter(s -> !s.isEmpty()).toList());
     }
     String asHandling = req.param("as");
-    Label claimer = asHandling == null ? handling : Label.parse(asHandling);
+    Label claimer =
+        asHandling == null ? handling : Pages.parameter("as", () -> Label.parse(asHandling));
     boolean asked = !req.params("can").isEmpty() || asHandling != null;
     List<String> why =
         Why.reasons(ledger, t, asked ? can : t.spec().requirements(), claimer, clock.instant());
@@ -264,16 +266,26 @@ final class TaskPages {
       switch (action) {
         case "admit" -> ledger.admit(t.id());
         case "release" -> ledger.release(seenLease(t, req));
-        case "invalidate" -> ledger.invalidate(t.id(), req.formValue("reason"), null);
+        case "invalidate" -> {
+          String reason = req.formValue("reason");
+          Pages.parameter("reason", () -> requireText("reason", reason));
+          ledger.invalidate(t.id(), reason, null);
+        }
         case "rescore" -> {
           String p = req.formValue("priority");
           long priority;
           try {
-            priority = Long.parseLong(p == null ? "" : p.strip());
+            priority = new java.math.BigInteger(p == null ? "" : p.strip()).longValueExact();
           } catch (NumberFormatException e) {
             throw new IllegalArgumentException("priority: must be a whole number");
+          } catch (ArithmeticException e) {
+            throw new IllegalArgumentException(
+                "priority: must be between " + Long.MIN_VALUE + " and " + Long.MAX_VALUE);
           }
-          ledger.rescore(t.id(), priority, req.formValue("reason"));
+          // the ledger names its field "why"; the form's is "reason"
+          String reason = req.formValue("reason");
+          Pages.parameter("reason", () -> requireText("why", reason));
+          ledger.rescore(t.id(), priority, reason);
         }
         case "refile" -> {
           shown = ledger.refile(t.id());
@@ -369,5 +381,13 @@ final class TaskPages {
         titleOf(t),
         "events",
         events);
+  }
+
+  /** A form's required text, refused as the ledger refuses it when blank. */
+  private static String requireText(String field, String value) {
+    if (value == null || value.isBlank()) {
+      throw new InvalidInputException(field, "must not be empty");
+    }
+    return value;
   }
 }

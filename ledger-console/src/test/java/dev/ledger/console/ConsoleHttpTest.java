@@ -137,7 +137,8 @@ class ConsoleHttpTest {
     String csrf = h.login(PASSWORD);
     String id = ledger.fileAndAdmit(TaskSpec.builder("payments", "Obsolete").build());
     HttpResponse<String> none = h.post("/tasks/" + id + "/invalidate", Map.of("csrf", csrf));
-    assertThat(none.statusCode()).isEqualTo(409);
+    assertThat(none.statusCode()).isEqualTo(400);
+    assertThat(none.body()).contains("reason: must not be empty");
     assertThat(ledger.get(id).status()).isEqualTo(Status.ADMITTED);
     HttpResponse<String> done =
         h.post(
@@ -164,6 +165,54 @@ class ConsoleHttpTest {
     assertThat(released.statusCode()).isEqualTo(200);
     assertThat(released.body()).contains("<b class=\"kind\">released</b>");
     assertThat(ledger.get(id).status()).isEqualTo(Status.ADMITTED);
+  }
+
+  @Test
+  void bad_input_is_a_400_naming_the_parameter_the_page_was_given() throws Exception {
+    Http h = http();
+    String csrf = h.login(PASSWORD);
+    String id = ledger.fileAndAdmit(TaskSpec.builder("payments", "Bad input").priority(2).build());
+    // a NUL character: refused before it reaches PostgreSQL (whose refusal read as an outage)
+    for (String path :
+        List.of(
+            "/api/tasks/abc%00def",
+            "/tasks/abc%00def",
+            "/api/domains/payments/queue?text=%00",
+            "/api/domains/payments/queue?origin=a%00b",
+            "/api/domains/a%00b/queue")) {
+      HttpResponse<String> r = h.getBasic(path, "admin", PASSWORD);
+      assertThat(r.statusCode()).as(path).isEqualTo(400);
+      assertThat(r.body()).as(path).contains("must not hold a NUL character");
+    }
+    HttpResponse<String> status =
+        h.getBasic("/api/domains/payments/queue?status=bogus", "admin", PASSWORD);
+    assertThat(status.statusCode()).isEqualTo(400);
+    assertThat(JSON.readTree(status.body()).get("error").asText())
+        .startsWith("status: unknown status 'bogus'");
+    HttpResponse<String> label =
+        h.getBasic("/api/domains/payments/queue?label=secret", "admin", PASSWORD);
+    assertThat(label.statusCode()).isEqualTo(400);
+    assertThat(JSON.readTree(label.body()).get("error").asText()).startsWith("label: ");
+    // "all" in any case, as the statuses are
+    assertThat(h.getBasic("/api/domains/payments/queue?status=ALL", "admin", PASSWORD).statusCode())
+        .isEqualTo(200);
+    HttpResponse<String> as = h.get("/tasks/" + id + "?as=bogus");
+    assertThat(as.statusCode()).isEqualTo(400);
+    assertThat(as.body()).contains("as: ");
+    // rescore: the form's field names, a priority past a long
+    HttpResponse<String> noReason =
+        h.post("/tasks/" + id + "/rescore", Map.of("csrf", csrf, "priority", "5"));
+    assertThat(noReason.statusCode()).isEqualTo(400);
+    assertThat(noReason.body()).contains("reason: must not be empty");
+    HttpResponse<String> huge =
+        h.post(
+            "/tasks/" + id + "/rescore",
+            Map.of("csrf", csrf, "priority", "99999999999999999999", "reason", "too high"));
+    assertThat(huge.statusCode()).isEqualTo(400);
+    assertThat(huge.body())
+        .contains("priority: must be between -9223372036854775808 and 9223372036854775807");
+    assertThat(ledger.get(id).spec().priority()).isEqualTo(2);
+    assertThat(ledger.history(id)).hasSize(2); // created, admitted: nothing written
   }
 
   @Test

@@ -152,6 +152,14 @@ class ConsoleOverviewTest {
 
   @Test
   void the_domains_api_caps_each_domain_on_its_own() throws Exception {
+    // past the driver's prepare threshold (5 runs on a connection), where results come back in
+    // binary and an array's text in the driver's rendering ({"1.0"}): the same figures each time
+    for (int i = 0; i < 20; i++) {
+      JsonNode again = JSON.readTree(http().getBasic("/api/domains", "admin", PASSWORD).body());
+      assertThat(again.get(1).get("countsEstimated").toString())
+          .as("request %d", i)
+          .isEqualTo("{\"admitted\":1002}");
+    }
     JsonNode domains = JSON.readTree(http().getBasic("/api/domains", "admin", PASSWORD).body());
     assertThat(domains).hasSize(4);
     assertThat(domains.get(0).get("domain").asText()).isEqualTo("busy");

@@ -87,8 +87,21 @@ public final class BatchFiling {
       }
       deps.addAll(s.dependsOn());
     }
+    // one statement (issue 26, B12) unless a spec with dependencies has an upstream event (a
+    // losing insert would leave its dependency edges behind: the savepoint path), or on Citus
+    boolean oneStatement =
+        !engine.citus()
+            && specs.stream().noneMatch(s -> s.upstreamEvent() != null && !s.dependsOn().isEmpty());
+    boolean fold =
+        oneStatement && tx.boundsPending() && deps.isEmpty() && engine.directory().cached(domain);
+    if (!fold) {
+      tx.applyBounds();
+    }
     checkDependencies(tx.directory(), deps);
     DSLContext ctx = engine.domainForWrite(tx, domain);
+    if (oneStatement) {
+      return fileInOne(ctx, domain, specs, fold ? tx.takeBounds() : null);
+    }
     // the domain's lock shared, as every filing takes it, held to commit (a replay, a scrub and the
     // reference stack wait for it). No origin keys: a batch's thousands would fill PostgreSQL's
     // lock table; a concurrent filing of one of its upstream events meets the unique key instead
@@ -107,95 +120,125 @@ public final class BatchFiling {
     }
   }
 
-  private List<String> fileIn(DSLContext ctx, List<TaskSpec> specs) {
+  /** A batch's new rows and their events, in the batch's order, as {@link #prepare} makes them. */
+  private record Prepared(
+      List<String> ids,
+      List<TasksRecord> rows,
+      List<String> eventTasks,
+      List<String> eventKinds,
+      List<String> eventPayloads) {}
+
+  /**
+   * The batch in one statement (issue 26, B12): the domain's lock shared (and, with {@code bounds},
+   * the transaction's bounds first), then the rows ({@code INSERT ... SELECT} over {@code unnest},
+   * {@code ON CONFLICT DO NOTHING RETURNING id}), the events of the rows inserted (in the batch's
+   * order) and their routes, as one data-modifying statement whose insert reads the lock's part (so
+   * the lock is held before anything is written). No lookup first: a spec whose upstream event was
+   * filed before (committed, or committing while this statement waits for it) meets the unique key
+   * {@code tasks_origin} and writes nothing, and a second statement, only then, finds those tasks'
+   * ids. The commonest batch, every event new, costs one round trip.
+   *
+   * @param bounds {@link Tx#takeBounds()}, or null
+   */
+  private List<String> fileInOne(
+      DSLContext ctx, String domain, List<TaskSpec> specs, String[] bounds) {
     Instant now = engine.now();
-    // origins filed before: each of the batch's (origin, upstream event) pairs, bound as two
-    // arrays, looked up in tasks_origin by a lateral subquery, so the plan is one index probe per
-    // pair whatever the table's statistics say (a disjunction of the pairs was planned as a filter
-    // over every task of the origin, its cost growing with the origin's tasks times the batch)
-    Map<String, String> byOrigin = new HashMap<>();
-    List<TaskSpec> keyed = specs.stream().filter(s -> s.upstreamEvent() != null).toList();
-    if (!keyed.isEmpty()) {
-      Field<String> origin = DSL.field(DSL.name("k", "origin"), String.class);
-      Field<String> upstream = DSL.field(DSL.name("k", "upstream_event"), String.class);
-      Table<?> k =
-          DSL.table(
-                  "unnest({0}, {1})",
-                  texts(keyed.stream().map(TaskSpec::origin).toList()),
-                  texts(keyed.stream().map(TaskSpec::upstreamEvent).toList()))
-              .as("k", "origin", "upstream_event");
-      Table<?> found =
-          DSL.lateral(
-                  DSL.select(TASKS.ID)
-                      .from(TASKS)
-                      .where(TASKS.ORIGIN.eq(origin))
-                      .and(TASKS.UPSTREAM_EVENT.eq(upstream))
-                      // the predicate of the partial index tasks_origin, stated so the planner may
-                      // use it
-                      .and(TASKS.ORIGIN.isNotNull())
-                      .and(TASKS.UPSTREAM_EVENT.isNotNull())
-                      // at most one row (the index is unique); the limit also keeps the planner
-                      // from flattening the subquery into a join it may plan as a sort of the table
-                      .limit(1))
-              .as("f");
-      Field<String> foundId = found.field(TASKS.ID.getName(), String.class);
-      ctx.select(origin, upstream, foundId)
-          .from(k)
-          .crossJoin(found)
-          .fetch()
-          .forEach(r -> byOrigin.put(key(r.value1(), r.value2()), r.value3()));
+    Prepared p = prepare(specs, now, new HashMap<>());
+    List<Field<?>> lead = new ArrayList<>(3);
+    if (bounds != null) {
+      lead.add(Filing.setConfig("lock_timeout", DSL.val(bounds[0])));
+      lead.add(Filing.setConfig("statement_timeout", DSL.val(bounds[1])));
     }
+    lead.addAll(DomainLock.filingLocks(DSL.val(domain), null, null));
+    Field<?>[] aliased = new Field<?>[lead.size()];
+    for (int i = 0; i < aliased.length; i++) {
+      aliased[i] = lead.get(i).as("c" + i);
+    }
+    Field<String> t = DSL.field(DSL.name("t", TASKS.ID.getName()), String.class);
+    Table<?> events = events(p, "v");
+    List<String> inserted =
+        ctx.resultQuery(
+                "with l as materialized ({0}),"
+                    + " t as ({1} returning {2}),"
+                    + " e as ({3}),"
+                    + " r as ({4})"
+                    + " select {5} from t",
+                DSL.select(aliased),
+                rowsInsert(p.rows(), DSL.table(DSL.name("l"))).onConflictDoNothing(),
+                DSL.name(TASKS.ID.getName()),
+                DSL.insertInto(EVENTS, EVENTS.TASK_ID, EVENTS.KIND, EVENTS.AT, EVENTS.PAYLOAD)
+                    .select(
+                        eventsSelect("v", now)
+                            .from(events)
+                            .join(DSL.table(DSL.name("t")))
+                            .on(t.eq(DSL.field(DSL.name("v", "task_id"), String.class)))
+                            .orderBy(DSL.field(DSL.name("v", "n")))),
+                DSL.insertInto(
+                        LEDGER_TASKS, LEDGER_TASKS.ID, LEDGER_TASKS.DOMAIN, LEDGER_TASKS.COMPLETED)
+                    .select(
+                        DSL.select(
+                                t,
+                                DSL.val(domain, LEDGER_TASKS.DOMAIN),
+                                DSL.inline(false, LEDGER_TASKS.COMPLETED))
+                            .from(DSL.table(DSL.name("t")))),
+                t)
+            .fetch(0, String.class);
+    if (inserted.size() == p.rows().size()) {
+      return p.ids();
+    }
+    // some upstream events were filed before, or by a filing that committed while this statement
+    // waited for it: their rows met the unique key tasks_origin and wrote nothing. Read committed,
+    // this statement sees those tasks
+    java.util.Set<String> written = new java.util.HashSet<>(inserted);
+    Map<String, String> winners = new HashMap<>();
+    Map<String, String> lostIds = new HashMap<>();
+    List<TaskSpec> lost = new ArrayList<>();
+    for (int i = 0; i < specs.size(); i++) {
+      TaskSpec s = specs.get(i);
+      String id = p.ids().get(i);
+      if (!written.contains(id) && lostIds.put(id, key(s)) == null) {
+        if (s.upstreamEvent() == null) {
+          throw new IllegalStateException("filing task " + id + " wrote no row");
+        }
+        lost.add(s);
+      }
+    }
+    findOrigins(ctx, lost, winners);
     List<String> ids = new ArrayList<>(specs.size());
-    List<TasksRecord> rows = new ArrayList<>();
-    List<String> eventTasks = new ArrayList<>();
-    List<String> eventKinds = new ArrayList<>();
-    List<String> eventPayloads = new ArrayList<>();
-    for (TaskSpec s : specs) {
-      String k = s.upstreamEvent() == null ? null : key(s.origin(), s.upstreamEvent());
-      if (k != null && byOrigin.containsKey(k)) {
-        ids.add(byOrigin.get(k));
+    for (String id : p.ids()) {
+      String k = lostIds.get(id);
+      if (k == null) {
+        ids.add(id);
         continue;
       }
-      String id = engine.newId();
-      if (k != null) {
-        byOrigin.put(k, id);
+      String winner = winners.get(k);
+      if (winner == null) {
+        throw new IllegalStateException(
+            "filing task "
+                + id
+                + ": its unique key is taken but no task of its upstream event is"
+                + " visible");
       }
-      ids.add(id);
-      Event.Created created = new Event.Created(id, s);
-      eventTasks.add(id);
-      eventKinds.add(created.kind().wire());
-      eventPayloads.add(JSON.to(created.payload()));
-      TasksRecord row = Projection.created(id, now, s);
-      boolean delayed = s.notBefore() != null && s.notBefore().isAfter(now);
-      if (!delayed) {
-        Event.Admitted admitted = new Event.Admitted();
-        eventTasks.add(id);
-        eventKinds.add(admitted.kind().wire());
-        eventPayloads.add(JSON.to(admitted.payload()));
-        Projection.apply(row, admitted);
-      }
-      // its claim class, dependency edges and blocked flag: the trigger on tasks (domain V8)
-      rows.add(row);
+      ids.add(winner);
     }
+    return ids;
+  }
+
+  private List<String> fileIn(DSLContext ctx, List<TaskSpec> specs) {
+    Instant now = engine.now();
+    Map<String, String> byOrigin = new HashMap<>();
+    findOrigins(ctx, specs.stream().filter(s -> s.upstreamEvent() != null).toList(), byOrigin);
+    Prepared p = prepare(specs, now, byOrigin);
+    List<String> ids = p.ids();
+    List<TasksRecord> rows = p.rows();
+    List<String> eventTasks = p.eventTasks();
     if (rows.isEmpty()) {
       return ids;
     }
-    Field<String[]> taskArray = texts(eventTasks);
-    Field<String[]> kindArray = texts(eventKinds);
-    Field<String[]> payloadArray = texts(eventPayloads);
-    Table<?> u =
-        DSL.table("unnest({0}, {1}, {2}) with ordinality", taskArray, kindArray, payloadArray)
-            .as("u", "task_id", "kind", "payload", "n");
+    Table<?> u = events(p, "u");
     int events =
         ctx.insertInto(EVENTS, EVENTS.TASK_ID, EVENTS.KIND, EVENTS.AT, EVENTS.PAYLOAD)
-            .select(
-                DSL.select(
-                        DSL.field(DSL.name("u", "task_id"), String.class),
-                        DSL.field(DSL.name("u", "kind"), String.class),
-                        DSL.val(now, EVENTS.AT),
-                        DSL.field(DSL.name("u", "payload"), String.class).coerce(EVENTS.PAYLOAD))
-                    .from(u)
-                    .orderBy(DSL.field(DSL.name("u", "n"))))
+            .select(eventsSelect("u", now).from(u).orderBy(DSL.field(DSL.name("u", "n"))))
             .execute();
     if (events != eventTasks.size()) {
       throw new IllegalStateException(
@@ -233,11 +276,134 @@ public final class BatchFiling {
   }
 
   /**
+   * Adds to {@code byOrigin} ({@link #key} to id) the tasks filed from the specs' (origin, upstream
+   * event) pairs: the pairs bound as two arrays, looked up in {@code tasks_origin} by a lateral
+   * subquery, so the plan is one index probe per pair whatever the table's statistics say (a
+   * disjunction of the pairs was planned as a filter over every task of the origin, its cost
+   * growing with the origin's tasks times the batch).
+   *
+   * @param keyed specs that have an upstream event; nothing is read when empty
+   */
+  private static void findOrigins(
+      DSLContext ctx, List<TaskSpec> keyed, Map<String, String> byOrigin) {
+    if (keyed.isEmpty()) {
+      return;
+    }
+    Field<String> origin = DSL.field(DSL.name("k", "origin"), String.class);
+    Field<String> upstream = DSL.field(DSL.name("k", "upstream_event"), String.class);
+    Table<?> k =
+        DSL.table(
+                "unnest({0}, {1})",
+                texts(keyed.stream().map(TaskSpec::origin).toList()),
+                texts(keyed.stream().map(TaskSpec::upstreamEvent).toList()))
+            .as("k", "origin", "upstream_event");
+    Table<?> found =
+        DSL.lateral(
+                DSL.select(TASKS.ID)
+                    .from(TASKS)
+                    .where(TASKS.ORIGIN.eq(origin))
+                    .and(TASKS.UPSTREAM_EVENT.eq(upstream))
+                    // the predicate of the partial index tasks_origin, stated so the planner may
+                    // use it
+                    .and(TASKS.ORIGIN.isNotNull())
+                    .and(TASKS.UPSTREAM_EVENT.isNotNull())
+                    // at most one row (the index is unique); the limit also keeps the planner
+                    // from flattening the subquery into a join it may plan as a sort of the table
+                    .limit(1))
+            .as("f");
+    Field<String> foundId = found.field(TASKS.ID.getName(), String.class);
+    ctx.select(origin, upstream, foundId)
+        .from(k)
+        .crossJoin(found)
+        .fetch()
+        .forEach(r -> byOrigin.put(key(r.value1(), r.value2()), r.value3()));
+  }
+
+  /**
+   * The batch's ids, and the rows and events of its new tasks: a spec whose pair is in {@code
+   * byOrigin} (filed before, or earlier in the batch) gets that id and writes nothing; every other
+   * spec a new id, its {@code created} event and, unless it waits for a time, its {@code admitted}
+   * event, its row born admitted. Its claim class, dependency edges and blocked flag are the
+   * triggers' on {@code tasks} (domain V8, V12).
+   *
+   * @param byOrigin pairs filed before; the batch's new pairs are added
+   */
+  private Prepared prepare(List<TaskSpec> specs, Instant now, Map<String, String> byOrigin) {
+    List<String> ids = new ArrayList<>(specs.size());
+    List<TasksRecord> rows = new ArrayList<>(specs.size());
+    List<String> eventTasks = new ArrayList<>(2 * specs.size());
+    List<String> eventKinds = new ArrayList<>(2 * specs.size());
+    List<String> eventPayloads = new ArrayList<>(2 * specs.size());
+    for (TaskSpec s : specs) {
+      String k = key(s);
+      if (k != null && byOrigin.containsKey(k)) {
+        ids.add(byOrigin.get(k));
+        continue;
+      }
+      String id = engine.newId();
+      if (k != null) {
+        byOrigin.put(k, id);
+      }
+      ids.add(id);
+      Event.Created created = new Event.Created(id, s);
+      eventTasks.add(id);
+      eventKinds.add(created.kind().wire());
+      eventPayloads.add(JSON.to(created.payload()));
+      TasksRecord row = Projection.created(id, now, s);
+      boolean delayed = s.notBefore() != null && s.notBefore().isAfter(now);
+      if (!delayed) {
+        Event.Admitted admitted = new Event.Admitted();
+        eventTasks.add(id);
+        eventKinds.add(admitted.kind().wire());
+        eventPayloads.add(JSON.to(admitted.payload()));
+        Projection.apply(row, admitted);
+      }
+      rows.add(row);
+    }
+    return new Prepared(ids, rows, eventTasks, eventKinds, eventPayloads);
+  }
+
+  /** The batch's events as a table {@code alias(task_id, kind, payload, n)}, in order. */
+  private static Table<?> events(Prepared p, String alias) {
+    return DSL.table(
+            "unnest({0}, {1}, {2}) with ordinality",
+            texts(p.eventTasks()), texts(p.eventKinds()), texts(p.eventPayloads()))
+        .as(alias, "task_id", "kind", "payload", "n");
+  }
+
+  /** What an event's insert selects from {@link #events}: task, kind, the time, the payload. */
+  private static org.jooq.SelectSelectStep<
+          org.jooq.Record4<String, String, Instant, com.fasterxml.jackson.databind.JsonNode>>
+      eventsSelect(String alias, Instant now) {
+    return DSL.select(
+        DSL.field(DSL.name(alias, "task_id"), String.class),
+        DSL.field(DSL.name(alias, "kind"), String.class),
+        DSL.val(now, EVENTS.AT),
+        DSL.field(DSL.name(alias, "payload"), String.class).coerce(EVENTS.PAYLOAD));
+  }
+
+  /**
    * Inserts the rows with one {@code INSERT ... SELECT} over {@code unnest} of one bound array per
    * column (the column's database values, converters applied), so the statement's text and its
    * number of binds are the same for every batch size.
    */
   private static void insertRows(DSLContext ctx, List<TasksRecord> rows) {
+    org.jooq.Insert<TasksRecord> insert = rowsInsert(rows, null);
+    ctx.attach(insert);
+    int inserted = insert.execute();
+    if (inserted != rows.size()) {
+      throw new IllegalStateException(
+          "filing " + rows.size() + " tasks inserted " + inserted + " rows");
+    }
+  }
+
+  /**
+   * The rows' {@code INSERT ... SELECT} over {@code unnest} of one array per column.
+   *
+   * @param after a one-row table cross-joined to the rows (read before any is inserted), or null
+   */
+  private static org.jooq.InsertOnDuplicateStep<TasksRecord> rowsInsert(
+      List<TasksRecord> rows, Table<?> after) {
     Field<?>[] columns = TASKS.fields();
     List<Field<?>> arrays = new ArrayList<>(columns.length);
     List<Field<?>> selected = new ArrayList<>(columns.length);
@@ -252,12 +418,12 @@ public final class BatchFiling {
     }
     unnest.append(')');
     Table<?> u = DSL.table(unnest.toString(), arrays.toArray(Object[]::new)).as("u", names);
-    int inserted =
-        ctx.insertInto(TASKS).columns(columns).select(DSL.select(selected).from(u)).execute();
-    if (inserted != rows.size()) {
-      throw new IllegalStateException(
-          "filing " + rows.size() + " tasks inserted " + inserted + " rows");
-    }
+    return DSL.insertInto(TASKS)
+        .columns(columns)
+        .select(
+            after == null
+                ? DSL.select(selected).from(u)
+                : DSL.select(selected).from(u).crossJoin(after));
   }
 
   /** One column's values of every row, converted to the database type, as one array bind. */
@@ -276,6 +442,11 @@ public final class BatchFiling {
 
   private static Field<String[]> texts(List<String> values) {
     return DSL.val(values.toArray(String[]::new), SQLDataType.CLOB.getArrayDataType());
+  }
+
+  /** The spec's {@link #key(String, String)}, or null when it has no upstream event. */
+  private static String key(TaskSpec s) {
+    return s.upstreamEvent() == null ? null : key(s.origin(), s.upstreamEvent());
   }
 
   private static String key(String origin, String upstream) {

@@ -33,8 +33,9 @@ import org.jooq.impl.SQLDataType;
 /**
  * The SQL of a claim: the candidate CTEs that walk the domain's claim classes ({@link
  * #claimCandidates}), the claiming {@code UPDATE}, the check of a full window, and the claim filter
- * ({@link #claimable}) that a claim by id checks too. Statements are rendered once per domain
- * schema ({@link RenderedStatement}). Stateless.
+ * ({@link #claimable}) that a claim by id checks too; the claim of a domain with a queue control
+ * set is {@link GatedClaimSql}'s, built from the same parts. Statements are rendered once per
+ * domain schema ({@link RenderedStatement}). Stateless.
  */
 public final class ClaimSql {
 
@@ -49,13 +50,13 @@ public final class ClaimSql {
 
   private ClaimSql() {}
 
-  private static final Slot<Instant> NOW = Slot.of("now", TASKS.LEASE_UNTIL.getDataType());
+  static final Slot<Instant> NOW = Slot.of("now", TASKS.LEASE_UNTIL.getDataType());
   private static final Slot<Instant> UNTIL = Slot.of("until", TASKS.LEASE_UNTIL.getDataType());
-  private static final Slot<String> HOLDER = Slot.of("holder", TASKS.HOLDER.getDataType());
-  private static final Slot<String> MANIFEST = Slot.of("manifest", SQLDataType.CLOB);
-  private static final Slot<Long> RANK = Slot.of("handling rank", TASKS.LABEL_RANK.getDataType());
-  private static final Slot<Integer> MAX = Slot.of("max", SQLDataType.INTEGER);
-  private static final Slot<Integer> WINDOW = Slot.of("window", SQLDataType.INTEGER);
+  static final Slot<String> HOLDER = Slot.of("holder", TASKS.HOLDER.getDataType());
+  static final Slot<String> MANIFEST = Slot.of("manifest", SQLDataType.CLOB);
+  static final Slot<Long> RANK = Slot.of("handling rank", TASKS.LABEL_RANK.getDataType());
+  static final Slot<Integer> MAX = Slot.of("max", SQLDataType.INTEGER);
+  static final Slot<Integer> WINDOW = Slot.of("window", SQLDataType.INTEGER);
 
   /** 1 for a claim that passed the domain's gate ({@code QueueControls}), 0 otherwise. */
   private static final Slot<Integer> GATED = Slot.of("gated", SQLDataType.INTEGER);
@@ -68,18 +69,16 @@ public final class ClaimSql {
       Instant now, Instant until, String holder, String manifest, long rank, JsonNode payload) {}
 
   /** The column after the claimed row's: how many candidates the claim's window held. */
-  private static final Field<Integer> WINDOW_ROWS =
-      DSL.field(DSL.name("window_rows"), SQLDataType.INTEGER);
+  static final Field<Integer> WINDOW_ROWS = DSL.field(DSL.name("window_rows"), SQLDataType.INTEGER);
 
   /** The column after {@link #WINDOW_ROWS}: whether a queue control is set in the domain. */
-  private static final Field<Boolean> CONTROLS_ON =
-      DSL.field(DSL.name("controls_on"), SQLDataType.BOOLEAN);
+  static final Field<Boolean> CONTROLS_ON = DSL.field(DSL.name("controls_on"), SQLDataType.BOOLEAN);
 
   /**
    * What the claim returns: every column of a claimed row, then {@link #WINDOW_ROWS} and {@link
    * #CONTROLS_ON}.
    */
-  private static final Field<?>[] CLAIMED = claimedFields();
+  static final Field<?>[] CLAIMED = claimedFields();
 
   private static Field<?>[] claimedFields() {
     Field<?>[] task = TASKS.fields();
@@ -122,6 +121,14 @@ public final class ClaimSql {
    */
   private static CommonTableExpression<Record1<String>> claimCandidates(
       CommonTableExpression<Record1<String>> windowed, boolean citus) {
+    return claimCandidates(windowed, citus, NOW.field(), MAX.field());
+  }
+
+  static CommonTableExpression<Record1<String>> claimCandidates(
+      CommonTableExpression<Record1<String>> windowed,
+      boolean citus,
+      Field<Instant> now,
+      Field<Integer> max) {
     Tasks t = TASKS.as("t");
     return DSL.name("candidate")
         .fields("id")
@@ -129,16 +136,16 @@ public final class ClaimSql {
             DSL.select(t.ID)
                 .from(t)
                 .where(t.ID.in(DSL.select(windowed.field("id", String.class)).from(windowed)))
-                .and(claimable(t, NOW.field(), MANIFEST.field(), RANK.field(), citus))
+                .and(claimable(t, now, MANIFEST.field(), RANK.field(), citus))
                 .orderBy(t.PRIORITY.desc(), t.CREATED.asc())
-                .limit(MAX.field())
+                .limit(max)
                 .forUpdate()
                 .of(t)
                 .skipLocked());
   }
 
   /** The claim's walk: the admitted claim classes, and the window of candidate ids. */
-  private record ClaimWindow(
+  record ClaimWindow(
       CommonTableExpression<Record2<Long, String>> classes,
       CommonTableExpression<Record1<String>> ids) {}
 
@@ -149,6 +156,11 @@ public final class ClaimSql {
    * Bound: {@link #NOW}, {@link #MANIFEST}, {@link #RANK}, {@link #WINDOW}, {@link #GATED}.
    */
   private static ClaimWindow claimWindowCtes() {
+    return claimWindowCtes(
+        NOW.field(), GATED.field().eq(DSL.inline(1)).or(QueueControls.noneActive()));
+  }
+
+  static ClaimWindow claimWindowCtes(Field<Instant> now, Condition admitted) {
     dev.ledger.codegen.db.ledger_template.tables.ClaimClasses k = CLAIM_CLASSES.as("k");
     CommonTableExpression<Record2<Long, String>> classes =
         DSL.name("classes")
@@ -166,7 +178,7 @@ public final class ClaimSql {
                                         DSL.condition(
                                             "{0}::jsonb <@ {1}::jsonb",
                                             k.REQUIREMENTS, MANIFEST.field()))))
-                    .and(GATED.field().eq(DSL.inline(1)).or(QueueControls.noneActive())));
+                    .and(admitted));
     Tasks w = TASKS.as("w");
     Field<String> md5 = DSL.field("md5({0})", String.class, w.REQUIREMENTS);
     Table<Record3<String, Long, Instant>> walk =
@@ -179,10 +191,7 @@ public final class ClaimSql {
                         w.STATUS.in(
                             DSL.inline(Status.ADMITTED.wire()), DSL.inline(Status.CLAIMED.wire())))
                     .and(DSL.not(w.BLOCKED))
-                    .and(
-                        w.STATUS
-                            .eq(DSL.inline(Status.ADMITTED.wire()))
-                            .or(w.LEASE_UNTIL.lt(NOW.field())))
+                    .and(w.STATUS.eq(DSL.inline(Status.ADMITTED.wire())).or(w.LEASE_UNTIL.lt(now)))
                     // Only index conditions and the cheap lease test here: with the dependency and
                     // continuation subqueries in this WHERE, PostgreSQL estimated one row per class
                     // and read whole classes through a bitmap scan and a sort (490 ms at 100,000
@@ -223,34 +232,9 @@ public final class ClaimSql {
             () -> {
               ClaimWindow cw = claimWindowCtes();
               CommonTableExpression<Record1<String>> candidate = claimCandidates(cw.ids(), citus);
-              CommonTableExpression<TasksRecord> claimed =
-                  DSL.name("claimed")
-                      .as(
-                          DSL.update(TASKS)
-                              .set(TASKS.STATUS, DSL.inline(Status.CLAIMED.wire()))
-                              .set(TASKS.HOLDER, HOLDER.field())
-                              .set(TASKS.LEASE_UNTIL, UNTIL.field())
-                              .set(TASKS.ATTEMPTS, TASKS.ATTEMPTS.plus(DSL.inline(1L)))
-                              .from(candidate)
-                              .where(TASKS.ID.eq(candidate.field("id", String.class)))
-                              .returning(TASKS.fields()));
+              CommonTableExpression<TasksRecord> claimed = claimedCte(candidate, UNTIL.field());
               CommonTableExpression<Record1<Long>> logged =
-                  DSL.name("logged")
-                      .as(
-                          DSL.insertInto(
-                                  EVENTS, EVENTS.TASK_ID, EVENTS.KIND, EVENTS.AT, EVENTS.PAYLOAD)
-                              .select(
-                                  DSL.select(
-                                          claimed.field(TASKS.ID),
-                                          DSL.inline(EventKind.CLAIMED.wire()),
-                                          NOW.field(),
-                                          PAYLOAD.field())
-                                      .from(claimed)
-                                      .orderBy(
-                                          claimed.field(TASKS.PRIORITY).desc(),
-                                          claimed.field(TASKS.CREATED).asc(),
-                                          claimed.field(TASKS.ID).asc()))
-                              .returningResult(EVENTS.SEQ));
+                  loggedCte(claimed, NOW.field(), PAYLOAD.field());
               Table<?> size =
                   DSL.select(
                           DSL.count().as(WINDOW_ROWS.getName()),
@@ -314,6 +298,43 @@ public final class ClaimSql {
       logClaims(ctx, rows, a);
     }
     return new Claimed(rows, windowRows, controlsOn);
+  }
+
+  /** The claiming {@code UPDATE} of the candidates, as the CTE {@code claimed}. */
+  static CommonTableExpression<TasksRecord> claimedCte(
+      CommonTableExpression<Record1<String>> candidate, Field<Instant> until) {
+    return DSL.name("claimed")
+        .as(
+            DSL.update(TASKS)
+                .set(TASKS.STATUS, DSL.inline(Status.CLAIMED.wire()))
+                .set(TASKS.HOLDER, HOLDER.field())
+                .set(TASKS.LEASE_UNTIL, until)
+                .set(TASKS.ATTEMPTS, TASKS.ATTEMPTS.plus(DSL.inline(1L)))
+                .from(candidate)
+                .where(TASKS.ID.eq(candidate.field("id", String.class)))
+                .returning(TASKS.fields()));
+  }
+
+  /**
+   * The {@code INSERT} of the claimed rows' {@code claimed} events in claim order: {@code logged}.
+   */
+  static CommonTableExpression<Record1<Long>> loggedCte(
+      CommonTableExpression<TasksRecord> claimed, Field<Instant> now, Field<JsonNode> payload) {
+    return DSL.name("logged")
+        .as(
+            DSL.insertInto(EVENTS, EVENTS.TASK_ID, EVENTS.KIND, EVENTS.AT, EVENTS.PAYLOAD)
+                .select(
+                    DSL.select(
+                            claimed.field(TASKS.ID),
+                            DSL.inline(EventKind.CLAIMED.wire()),
+                            now,
+                            payload)
+                        .from(claimed)
+                        .orderBy(
+                            claimed.field(TASKS.PRIORITY).desc(),
+                            claimed.field(TASKS.CREATED).asc(),
+                            claimed.field(TASKS.ID).asc()))
+                .returningResult(EVENTS.SEQ));
   }
 
   /**

@@ -1,5 +1,6 @@
 package dev.ledger.claim;
 
+import static dev.ledger.codegen.db.ledger_template.Tables.EVENTS;
 import static dev.ledger.codegen.db.ledger_template.Tables.TASKS;
 import static dev.ledger.event.EventLog.wrong;
 
@@ -10,6 +11,7 @@ import dev.ledger.Label;
 import dev.ledger.Lease;
 import dev.ledger.Validation;
 import dev.ledger.append.Transitions;
+import dev.ledger.codegen.convert.Rfc3339;
 import dev.ledger.codegen.db.ledger_template.tables.Tasks;
 import dev.ledger.codegen.db.ledger_template.tables.records.TasksRecord;
 import dev.ledger.control.QueueControls;
@@ -103,34 +105,146 @@ public final class Claims {
       return List.of();
     }
     DSLContext ctx = tx.forSchema(schema.get());
-    Gated gated = gatedSchemas.contains(schema.get()) ? gate(ctx, domain, schema.get(), max) : null;
-    if (gated != null && gated.grant().allowed() == 0) {
-      return List.of();
-    }
     ClaimSlack slack = slacks.computeIfAbsent(schema.get(), s -> new ClaimSlack());
-    ClaimedRows claimed = claimRows(ctx, claimer, gated, max, slack);
-    List<TasksRecord> rows = claimed.rows();
-    if (gated == null && rows.isEmpty() && claimed.controlsOn()) {
-      // the claim found a control set (the statement claimed nothing): pass the gate, claim again
-      gatedSchemas.add(schema.get());
-      gated = gate(ctx, domain, schema.get(), max);
-      if (gated == null || gated.grant().allowed() == 0) {
+    boolean citus = engine.citus();
+    List<TasksRecord> rows;
+    if (gatedSchemas.contains(schema.get()) && !citus) {
+      rows = claimGated(ctx, domain, schema.get(), claimer, max, slack);
+    } else {
+      Gated gated =
+          gatedSchemas.contains(schema.get()) ? gate(ctx, domain, schema.get(), max) : null;
+      if (gated != null && gated.grant().allowed() == 0) {
         return List.of();
       }
-      rows = claimRows(ctx, claimer, gated, max, slack).rows();
+      ClaimedRows claimed = claimRows(ctx, claimer, gated, max, slack);
+      rows = claimed.rows();
+      if (gated == null && rows.isEmpty() && claimed.controlsOn()) {
+        // the claim found a control set (the statement claimed nothing): pass the gate, claim
+        // again
+        gatedSchemas.add(schema.get());
+        if (!citus) {
+          rows = claimGated(ctx, domain, schema.get(), claimer, max, slack);
+        } else {
+          gated = gate(ctx, domain, schema.get(), max);
+          if (gated == null || gated.grant().allowed() == 0) {
+            return List.of();
+          }
+          rows = claimRows(ctx, claimer, gated, max, slack).rows();
+        }
+      }
+      if (gated != null) {
+        controls.spend(ctx, gated.grant(), rows.size());
+      }
     }
-    if (gated != null) {
-      controls.spend(ctx, gated.grant(), rows.size());
-    }
-    Instant until = rows.isEmpty() ? null : untilOf(rows.get(0));
     rows.sort(ClaimSql.CLAIM_ORDER);
     List<ClaimedTask> out = new ArrayList<>(rows.size());
     for (TasksRecord row : rows) {
       out.add(
           new ClaimedTask(
-              new Lease(row.getId(), holder, row.getAttempts(), until), Rows.task(row)));
+              new Lease(row.getId(), holder, row.getAttempts(), untilOf(row)), Rows.task(row)));
     }
     return out;
+  }
+
+  /**
+   * A claim of a domain with a queue control set, outside Citus: the controls row's lock, the gate
+   * and the claim in one round trip ({@link GatedClaimSql#claimGated}); records whether the
+   * controls held it back, and forgets the schema as controlled when it finds no control set. When
+   * concurrent claimers hold rows of its window, it claims again from a larger one (the lock is
+   * held: the gate then counts what this claim took already).
+   */
+  private List<TasksRecord> claimGated(
+      DSLContext ctx, String domain, String schema, Claimer claimer, int max, ClaimSlack slack) {
+    String holder = claimer.holder();
+    boolean dbClock = engine.systemClock();
+    // the payload around its "until", which the statement writes from the time it reads
+    String payload =
+        String.valueOf(
+            EVENTS
+                .PAYLOAD
+                .getDataType()
+                .getConverter()
+                .to(new Event.Claimed(holder, Instant.EPOCH).payload()));
+    String epoch = Rfc3339.format(Instant.EPOCH);
+    int at = payload.lastIndexOf(epoch);
+    long leaseNanos = claimer.lease().toNanos();
+    GatedClaimSql.GatedArgs args =
+        new GatedClaimSql.GatedArgs(
+            engine.now(),
+            leaseNanos / 1000, // Instant.plus then truncated to microseconds: floor, leases > 0
+            dbClock,
+            holder,
+            ClaimSql.jsonArray(claimer.manifest()),
+            claimer.handling().rank(),
+            payload.substring(0, at),
+            payload.substring(at + epoch.length()));
+    int window = ClaimSlack.window(max, slack.current());
+    GatedClaimSql.GatedClaim first =
+        GatedClaimSql.claimGated(engine.statements(), ctx, args, max, window);
+    QueueControls.Hold[] why = new QueueControls.Hold[1];
+    int allowed = allowed(first.gate(), max, why);
+    if (!first.gate().active()) {
+      gatedSchemas.remove(schema);
+      held.remove(domain);
+    } else if (why[0] != null) {
+      held.put(domain, new HeldBack(why[0], recheck(first.gate(), why[0])));
+    } else {
+      held.remove(domain);
+    }
+    List<TasksRecord> rows = new ArrayList<>(first.rows());
+    int ask = Math.min(max, allowed);
+    boolean contended = rows.size() < ask && first.windowRows() >= window;
+    int windowRows = first.windowRows();
+    while (rows.size() < ask && window <= ClaimSql.MAX_CLAIM_WINDOW / 8 && windowRows >= window) {
+      window *= 8;
+      GatedClaimSql.GatedClaim next =
+          GatedClaimSql.claimGated(engine.statements(), ctx, args, ask - rows.size(), window);
+      rows.addAll(next.rows());
+      windowRows = next.windowRows();
+    }
+    slack.record(contended);
+    return rows;
+  }
+
+  /**
+   * What the gate let a claim of {@code max} take, as {@link QueueControls#open} decides it, and
+   * (in {@code why[0]}) the control that held it back, or null.
+   */
+  private static int allowed(GatedClaimSql.GateState g, int max, QueueControls.Hold[] why) {
+    if (!g.active()) {
+      return max;
+    }
+    if (g.paused()) {
+      why[0] = QueueControls.Hold.PAUSED;
+      return 0;
+    }
+    long allowed = max;
+    if (g.free() != null && g.free() < allowed) {
+      allowed = g.free();
+      why[0] = QueueControls.Hold.CONCURRENCY;
+    }
+    if (g.rateLeft() != null && g.rateLeft() < allowed) {
+      allowed = g.rateLeft();
+      why[0] = QueueControls.Hold.RATE;
+    }
+    return (int) allowed;
+  }
+
+  /** When a held-back claimer should claim again (as {@link QueueControls#open} says it). */
+  private static java.time.Duration recheck(GatedClaimSql.GateState g, QueueControls.Hold why) {
+    return switch (why) {
+      case PAUSED -> QueueControls.PAUSED_RECHECK;
+      case CONCURRENCY -> QueueControls.LIMITED_RECHECK;
+      case RATE -> {
+        // until the oldest counted claim leaves the window (RateWindow.untilRoom)
+        long ms = QueueControls.PAUSED_RECHECK.toMillis();
+        if (g.firstBucket() != null && g.bucketMs() != null) {
+          long leaves = (g.firstBucket() + QueueControls.BUCKETS + 1) * g.bucketMs();
+          ms = Math.min(ms, leaves - g.nowMs());
+        }
+        yield java.time.Duration.ofMillis(Math.max(10, ms));
+      }
+    };
   }
 
   /** A claim that passed the gate: its grant, and the domain for the held-back record. */

@@ -7,6 +7,7 @@ import static dev.ledger.codegen.db.ledger_template.Tables.TASKS;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.ledger.Status;
 import dev.ledger.TaskNotFoundException;
+import dev.ledger.TaskSpec;
 import dev.ledger.WrongStateException;
 import dev.ledger.codegen.db.ledger_template.tables.records.TasksRecord;
 import dev.ledger.kernel.CitusDirectory;
@@ -23,8 +24,11 @@ import java.util.Map;
 import java.util.function.Supplier;
 import org.jooq.DSLContext;
 import org.jooq.Field;
+import org.jooq.Query;
+import org.jooq.QueryPart;
 import org.jooq.Table;
 import org.jooq.impl.DSL;
+import org.jooq.impl.SQLDataType;
 
 /**
  * The writes every operation that appends shares: an event appended to the log ({@link #append}),
@@ -194,19 +198,11 @@ public final class EventLog {
    * @throws IllegalStateException when the statement wrote another number of rows than one
    */
   public void writeRow(DSLContext ctx, TasksRecord row, boolean insert) {
-    Field<?>[] fields = TASKS.fields();
-    List<Slot<?>> slots = new ArrayList<>(fields.length + 1);
-    List<Object> values = new ArrayList<>(fields.length + 1);
+    List<Slot<?>> slots = new ArrayList<>();
+    List<Object> values = new ArrayList<>();
     StringBuilder name = new StringBuilder(insert ? "insert task" : "update task");
-    List<Field<?>> changed = new ArrayList<>(fields.length);
-    for (int i = 0; i < fields.length; i++) {
-      if (row.changed(fields[i])) {
-        slots.add(TASK_COLUMNS.get(i));
-        values.add(row.get(fields[i]));
-        changed.add(fields[i]);
-        name.append(' ').append(fields[i].getName());
-      }
-    }
+    List<Field<?>> changed = new ArrayList<>();
+    changedColumns(row, slots, values, changed, name);
     if (changed.isEmpty()) {
       return;
     }
@@ -259,6 +255,194 @@ public final class EventLog {
   }
 
   /**
+   * What a filing's one statement runs before it writes ({@link #insertFiled}): a select list that
+   * takes the filing's locks (and, in a transaction of the ledger's own, sets its bounds first),
+   * whose last field may be the lookup of the task already filed from the spec's upstream event.
+   * PostgreSQL evaluates the list left to right, once ({@code MATERIALIZED}), before the insert
+   * reads it.
+   *
+   * @param name what the list does, part of the statement's cache name, e.g. {@code filing locks}
+   * @param slots the list's slots, in the order of {@code values}
+   * @param values the slots' values
+   * @param select builds the list with the slots' placeholders; called once per schema
+   * @param lookup true when the list's last field is the lookup: a task id, or null
+   */
+  public record Lead(
+      String name,
+      List<Slot<?>> slots,
+      List<Object> values,
+      Supplier<List<Field<?>>> select,
+      boolean lookup) {}
+
+  /**
+   * What {@link #insertFiled} did: exactly one of {@code existing} (the lead's lookup found the
+   * upstream event's task: nothing written) and {@code row} (the task written) is set, or neither
+   * (the unique key {@code tasks_origin} was taken by a filing the lookup could not see: nothing
+   * written; look again).
+   *
+   * @param existing the id the lookup found, or null
+   * @param row the new row (changed flags reset), or null
+   */
+  public record Filed(String existing, TasksRecord row) {}
+
+  /**
+   * Writes a new task in one statement (issue 26, B13): the {@code lead} first (the filing's locks,
+   * the upstream event's lookup), then, unless the lookup found a task, its row, its {@code
+   * created} event (and, when {@code admit}, its {@code admitted} event, the row then born {@code
+   * admitted}) and its route, as a data-modifying CTE whose inserts of the events and the route
+   * read the task's insert ({@code INSERT ... SELECT ... FROM lead ON CONFLICT DO NOTHING RETURNING
+   * id}): reading the lead is what orders the locks before the writes. When a concurrent filing
+   * already holds the unique key {@code tasks_origin} (it committed while this statement waited for
+   * the upstream event's key, after the statement's snapshot), nothing is written and the
+   * transaction stays usable without a savepoint. The events are numbered in order ({@code ORDER
+   * BY} over the insert's rows). The database's triggers on the row and the route fire as for
+   * separate statements, except the row's status update (it is inserted admitted); being {@code
+   * VOLATILE}, their queries take their own snapshots, after the locks. A row that meets the unique
+   * key still fired its {@code BEFORE INSERT} trigger: a claim class it made stays (empty); its
+   * dependency edges would too, so a filing with dependencies and an upstream event uses the
+   * savepoint path instead. Not for Citus (the ledger keeps its directory there, {@link
+   * #writeRow}). One round trip.
+   *
+   * @param ctx a context on the operation's transaction, mapped to the domain's schema
+   * @param id the new id
+   * @param created the {@code created} event's time, and the row's
+   * @param admitted the {@code admitted} event's time, or null to file the task {@code proposed}
+   * @param spec the validated spec
+   * @param lead what runs first, in the same statement
+   * @return what was written, never null
+   */
+  public Filed insertFiled(
+      DSLContext ctx, String id, Instant created, Instant admitted, TaskSpec spec, Lead lead) {
+    TasksRecord row = Projection.created(id, created, spec);
+    Event.Created createdEvent = new Event.Created(id, spec);
+    Event admittedEvent = admitted == null ? null : new Event.Admitted();
+    if (admittedEvent != null) {
+      Projection.apply(row, admittedEvent);
+    }
+    List<Slot<?>> slots = new ArrayList<>(lead.slots());
+    List<Object> values = new ArrayList<>(lead.values());
+    List<Field<?>> changed = new ArrayList<>();
+    StringBuilder name =
+        new StringBuilder(lead.name())
+            .append(admitted == null ? ", file proposed" : ", file admitted");
+    int columnsFrom = slots.size();
+    changedColumns(row, slots, values, changed, name);
+    slots.add(CREATED_AT);
+    values.add(created);
+    slots.add(CREATED_PAYLOAD);
+    values.add(createdEvent.payload());
+    if (admittedEvent != null) {
+      slots.add(ADMITTED_AT);
+      values.add(admitted);
+      slots.add(ADMITTED_PAYLOAD);
+      values.add(admittedEvent.payload());
+    }
+    slots.add(ROUTE_DOMAIN);
+    values.add(spec.domain());
+    List<Slot<?>> templateSlots = List.copyOf(slots);
+    Supplier<Query> template =
+        () -> {
+          List<Field<?>> leadFields = lead.select().get();
+          Field<?>[] aliased = new Field<?>[leadFields.size()];
+          for (int i = 0; i < aliased.length; i++) {
+            aliased[i] = leadFields.get(i).as("c" + i);
+          }
+          Field<String> found =
+              lead.lookup()
+                  ? DSL.field(DSL.name("l", "c" + (aliased.length - 1)), SQLDataType.VARCHAR)
+                  : null;
+          List<Field<?>> rowValues = new ArrayList<>(changed.size());
+          for (int i = 0; i < changed.size(); i++) {
+            rowValues.add(templateSlots.get(columnsFrom + i).field());
+          }
+          QueryPart events =
+              admittedEvent == null
+                  ? DSL.sql(
+                      "(1, {0}, {1}, {2})",
+                      DSL.inline(EventKind.CREATED.wire()),
+                      CREATED_AT.field(),
+                      CREATED_PAYLOAD.field())
+                  : DSL.sql(
+                      "(1, {0}, {1}, {2}), (2, {3}, {4}, {5})",
+                      DSL.inline(EventKind.CREATED.wire()),
+                      CREATED_AT.field(),
+                      CREATED_PAYLOAD.field(),
+                      DSL.inline(EventKind.ADMITTED.wire()),
+                      ADMITTED_AT.field(),
+                      ADMITTED_PAYLOAD.field());
+          return DSL.query(
+              "with l as materialized ({0}),"
+                  + " t as ({1} returning {2}),"
+                  + " e as (insert into {3} ({4}, {5}, {6}, {7})"
+                  + " select t.{2}, v.kind, v.at, v.payload from t"
+                  + " cross join (values {8}) as v (n, kind, at, payload) order by v.n),"
+                  + " r as (insert into {9} ({10}, {11}, {12}) select t.{2}, {13}, {14} from t)"
+                  + " select {15}, (select count(*) from t)",
+              DSL.select(aliased),
+              DSL.insertInto(TASKS)
+                  .columns(changed)
+                  .select(
+                      DSL.select(rowValues)
+                          .from(DSL.table(DSL.name("l")))
+                          .where(found == null ? DSL.noCondition() : found.isNull()))
+                  .onConflictDoNothing(),
+              DSL.name(TASKS.ID.getName()),
+              EVENTS,
+              DSL.name(EVENTS.TASK_ID.getName()),
+              DSL.name(EVENTS.KIND.getName()),
+              DSL.name(EVENTS.AT.getName()),
+              DSL.name(EVENTS.PAYLOAD.getName()),
+              events,
+              LEDGER_TASKS,
+              DSL.name(LEDGER_TASKS.ID.getName()),
+              DSL.name(LEDGER_TASKS.DOMAIN.getName()),
+              DSL.name(LEDGER_TASKS.COMPLETED.getName()),
+              ROUTE_DOMAIN.field(),
+              DSL.inline(false),
+              found == null
+                  ? DSL.inline((String) null, SQLDataType.VARCHAR)
+                  : DSL.field(DSL.select(found).from(DSL.table(DSL.name("l")))));
+        };
+    org.jooq.Record result =
+        engine
+            .statements()
+            .get(ctx, name.toString(), template, templateSlots)
+            .fetch(ctx, FILED, values.toArray())
+            .get(0);
+    String existing = (String) result.get(0);
+    if (existing != null) {
+      return new Filed(existing, null);
+    }
+    if ((Long) result.get(1) == 0) {
+      return new Filed(null, null);
+    }
+    row.changed(false);
+    return new Filed(null, row);
+  }
+
+  /**
+   * Adds the row's changed columns, in the table's order: each column's slot to {@code slots}, its
+   * value to {@code values}, the column to {@code columns}, and its name to the statement's {@code
+   * name} (one rendered statement per set of changed columns).
+   */
+  private static void changedColumns(
+      TasksRecord row,
+      List<Slot<?>> slots,
+      List<Object> values,
+      List<Field<?>> columns,
+      StringBuilder name) {
+    Field<?>[] fields = TASKS.fields();
+    for (int i = 0; i < fields.length; i++) {
+      if (row.changed(fields[i])) {
+        slots.add(TASK_COLUMNS.get(i));
+        values.add(row.get(fields[i]));
+        columns.add(fields[i]);
+        name.append(' ').append(fields[i].getName());
+      }
+    }
+  }
+
+  /**
    * Inserts a new task's route into {@code ledger_tasks}, not completed.
    *
    * @param ctx a context on the filing transaction
@@ -301,6 +485,19 @@ public final class EventLog {
   private static final Slot<Instant> EVENT_AT = Slot.of("at", EVENTS.AT.getDataType());
   private static final Slot<JsonNode> EVENT_PAYLOAD =
       Slot.of("payload", EVENTS.PAYLOAD.getDataType());
+  private static final Slot<Instant> CREATED_AT = Slot.of("created at", EVENTS.AT.getDataType());
+  private static final Slot<JsonNode> CREATED_PAYLOAD =
+      Slot.of("created payload", EVENTS.PAYLOAD.getDataType());
+  private static final Slot<Instant> ADMITTED_AT = Slot.of("admitted at", EVENTS.AT.getDataType());
+  private static final Slot<JsonNode> ADMITTED_PAYLOAD =
+      Slot.of("admitted payload", EVENTS.PAYLOAD.getDataType());
+
+  /** What {@link #insertFiled} returns: the lead's lookup (or null), and the rows inserted. */
+  private static final Field<?>[] FILED = {
+    DSL.field(DSL.name("found"), SQLDataType.VARCHAR),
+    DSL.field(DSL.name("count"), SQLDataType.BIGINT)
+  };
+
   private static final Slot<String> ROUTE_ID = Slot.of("id", LEDGER_TASKS.ID.getDataType());
   private static final Slot<String> ROUTE_DOMAIN =
       Slot.of("domain", LEDGER_TASKS.DOMAIN.getDataType());

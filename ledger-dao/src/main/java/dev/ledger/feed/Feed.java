@@ -1,6 +1,7 @@
 package dev.ledger.feed;
 
 import static dev.ledger.codegen.db.ledger_directory.Tables.LEDGER_FEED_CONSUMERS;
+import static dev.ledger.codegen.db.ledger_directory.Tables.LEDGER_FEED_ERASURES;
 import static dev.ledger.codegen.db.ledger_template.Tables.EVENTS;
 import static dev.ledger.codegen.db.ledger_template.Tables.FEED_FOLLOWED;
 
@@ -18,9 +19,11 @@ import java.util.Map;
 import java.util.Optional;
 import org.jooq.DSLContext;
 import org.jooq.Field;
+import org.jooq.Record1;
 import org.jooq.Record2;
 import org.jooq.Record3;
 import org.jooq.Record5;
+import org.jooq.Record6;
 import org.jooq.impl.DSL;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -78,10 +81,17 @@ public final class Feed implements AutoCloseable {
    * @param spec what to read, not null
    * @return the reader, holding no lease yet
    * @throws InvalidInputException naming {@code spec} when it is null
+   * @throws dev.ledger.CitusUnsupportedException in Citus mode
    */
   public static Feed open(Engine engine, FeedSpec spec) {
     if (spec == null) {
       throw new InvalidInputException("spec", "must not be null");
+    }
+    if (engine.citus()) {
+      throw new dev.ledger.CitusUnsupportedException(
+          "feed",
+          "it orders events by transaction id, and each node of a cluster has its own transaction"
+              + " ids");
     }
     return new Feed(engine, spec);
   }
@@ -203,18 +213,24 @@ public final class Feed implements AutoCloseable {
         tx -> {
           long watermark = watermark(tx.directory()); // before this transaction writes: no xid yet
           List<FeedEvent> events = new ArrayList<>();
+          List<FeedErasure> erasures = new ArrayList<>();
           List<FeedBatch.Position> positions = new ArrayList<>();
           for (Map.Entry<String, Long> held : List.copyOf(epochs.entrySet())) {
-            positions.add(read(tx, held.getKey(), held.getValue(), watermark, events));
+            positions.add(read(tx, held.getKey(), held.getValue(), watermark, events, erasures));
           }
-          return new FeedBatch(events, positions);
+          return new FeedBatch(events, erasures, positions);
         });
   }
 
   private FeedBatch.Position read(
-      Tx tx, String domain, long epoch, long watermark, List<FeedEvent> into) {
+      Tx tx,
+      String domain,
+      long epoch,
+      long watermark,
+      List<FeedEvent> into,
+      List<FeedErasure> erasedInto) {
     DSLContext dir = tx.directory();
-    Record5<String, String, Long, Long, Long> row =
+    Record6<String, String, Long, Long, Long, Boolean> row =
         dir.update(LEDGER_FEED_CONSUMERS)
             .set(LEDGER_FEED_CONSUMERS.LEASE_UNTIL, leaseEnd())
             .where(mine(domain, epoch))
@@ -223,7 +239,14 @@ public final class Feed implements AutoCloseable {
                 text(XID_TO),
                 LEDGER_FEED_CONSUMERS.SEQ_DONE,
                 LEDGER_FEED_CONSUMERS.MISSED_SEQ,
-                LEDGER_FEED_CONSUMERS.MISSED_LATER)
+                LEDGER_FEED_CONSUMERS.MISSED_LATER,
+                // whether scrubs left erased items: read them only then (no statement per poll)
+                DSL.field(
+                    DSL.exists(
+                        DSL.selectOne()
+                            .from(LEDGER_FEED_ERASURES)
+                            .where(LEDGER_FEED_ERASURES.CONSUMER.eq(spec.consumer()))
+                            .and(LEDGER_FEED_ERASURES.DOMAIN.eq(domain)))))
             .fetchOne();
     if (row == null) {
       throw fenced(domain, epoch, "poll");
@@ -237,20 +260,20 @@ public final class Feed implements AutoCloseable {
     long seqDone = row.value3();
     Optional<DSLContext> ctx = engine.domain(tx, domain);
     if (ctx.isEmpty()) {
-      return new FeedBatch.Position(domain, epoch, from, to, seqDone, 0);
+      return new FeedBatch.Position(domain, epoch, from, to, seqDone, 0, List.of());
     }
     follow(tx, domain);
     List<FeedEvent> events = window(ctx.get(), domain, from, to, seqDone);
     if (events.isEmpty() && watermark > to) {
       // the window is exhausted after the committed checkpoint: the next one starts at its end
       from = to;
-      to = watermark;
-      seqDone = 0;
+      to = windowEnd(ctx.get(), from, watermark, WINDOW_BATCHES * spec.batchSize());
+      seqDone = floor(ctx.get(), from, to);
       int moved =
           dir.update(LEDGER_FEED_CONSUMERS)
               .set(XID_FROM, xid8(from))
               .set(XID_TO, xid8(to))
-              .set(LEDGER_FEED_CONSUMERS.SEQ_DONE, 0L)
+              .set(LEDGER_FEED_CONSUMERS.SEQ_DONE, seqDone)
               .where(mine(domain, epoch))
               .execute();
       if (moved != 1) {
@@ -260,11 +283,103 @@ public final class Feed implements AutoCloseable {
     }
     into.addAll(events);
     long last = events.isEmpty() ? seqDone : events.get(events.size() - 1).seq();
-    return new FeedBatch.Position(domain, epoch, from, to, last, events.size());
+    // the scrubs recorded for this consumer (FeedErasures); the row lock taken above orders them
+    // with this read: a scrub that commits later is seen by the next poll
+    List<Long> erasureIds = new ArrayList<>();
+    if (!Boolean.TRUE.equals(row.value6())) {
+      return new FeedBatch.Position(domain, epoch, from, to, last, events.size(), erasureIds);
+    }
+    for (var r :
+        dir.select(
+                LEDGER_FEED_ERASURES.ID,
+                LEDGER_FEED_ERASURES.TASK_ID,
+                LEDGER_FEED_ERASURES.SEQS,
+                LEDGER_FEED_ERASURES.ERASED_AT)
+            .from(LEDGER_FEED_ERASURES)
+            .where(LEDGER_FEED_ERASURES.CONSUMER.eq(spec.consumer()))
+            .and(LEDGER_FEED_ERASURES.DOMAIN.eq(domain))
+            .orderBy(LEDGER_FEED_ERASURES.ID)
+            .limit(spec.batchSize())
+            .fetch()) {
+      erasureIds.add(r.value1());
+      erasedInto.add(
+          new FeedErasure(domain, r.value2(), List.of(r.value3()), r.value4().toInstant()));
+    }
+    return new FeedBatch.Position(domain, epoch, from, to, last, events.size(), erasureIds);
+  }
+
+  /**
+   * How many batches a window holds at most (see {@link #windowEnd}): each read of a window sorts
+   * at most this many batches' events.
+   */
+  private static final int WINDOW_BATCHES = 4;
+
+  /**
+   * Where a new window ends: at the watermark, or sooner, at a transaction boundary, so that the
+   * window holds at most {@code cap} events (more only when one transaction wrote more). Why: a
+   * window's read ({@code xid} in the window, {@code seq} after the position, in {@code seq} order)
+   * is planned on the table's statistics, and a log that grew since its last {@code ANALYZE} looks
+   * small: PostgreSQL then reads the window's every remaining entry of {@code events_feed} and
+   * sorts them for each batch, so a new consumer's catch-up, whose first window is the whole log,
+   * could be quadratic in the log's size (seen with {@code auto_explain} in a quick B17 run). A
+   * capped window bounds that read to {@code cap} entries whatever the statistics say. Windows stay
+   * contiguous {@code xid} ranges, so the delivery order is unchanged: within a window by {@code
+   * seq}, across windows by transaction.
+   *
+   * @param from the window's first transaction id
+   * @param watermark the snapshot's xmin: no window reaches past it
+   * @param cap the most events the window should hold
+   * @return the window's end (exclusive), above {@code from}
+   */
+  private static long windowEnd(DSLContext ctx, long from, long watermark, int cap) {
+    Record1<String> next =
+        ctx.select(text(XID))
+            .from(EVENTS)
+            .where(XID.ge(xid8(from)))
+            .and(XID.lt(xid8(watermark)))
+            .orderBy(XID)
+            .offset(cap) // the transaction of the (cap + 1)th event, walking events_feed
+            .limit(1)
+            .fetchOne();
+    if (next == null) {
+      return watermark; // fewer than cap + 1 events up to the watermark: the whole range
+    }
+    long end = Long.parseLong(next.value1());
+    // one transaction with more than cap events at the window's start: the window is that one
+    return end > from ? end : from + 1;
+  }
+
+  /**
+   * Where a new window's position starts: one below its smallest {@code seq} (no event of the
+   * window is at or below it), or, for an empty window, the log's largest {@code seq}. Not 0: the
+   * window's read walks the primary key from the position when the plan cache has a generic plan
+   * (it estimates a few rows for the {@code xid} range), so a position of 0 made every window's
+   * first read walk the whole log (measured: 40,009 events, 963 buffers, 262 ms for a window of 18;
+   * docs/feed.md). One range of {@code events_feed}: the window's entries, once per window.
+   */
+  private static long floor(DSLContext ctx, long from, long to) {
+    // min(seq + 0), not min(seq): PostgreSQL answers a plain min(seq) by walking the primary key
+    // until a row passes the xid filter (measured: 962 buffers for a window of 18); the expression
+    // makes it read the window's range of events_feed (4 buffers)
+    Long first =
+        ctx.select(DSL.min(EVENTS.SEQ.plus(DSL.inline(0L))))
+            .from(EVENTS)
+            .where(XID.ge(xid8(from)))
+            .and(XID.lt(xid8(to)))
+            .fetchOne()
+            .value1();
+    if (first != null) {
+      return first - 1;
+    }
+    Long last = ctx.select(DSL.max(EVENTS.SEQ)).from(EVENTS).fetchOne().value1();
+    return last == null ? 0 : last;
   }
 
   private List<FeedEvent> window(DSLContext ctx, String domain, long from, long to, long after) {
     List<FeedEvent> events = new ArrayList<>();
+    if (Long.compareUnsigned(from, to) >= 0) {
+      return events; // an empty range (a new consumer's first window): nothing to read
+    }
     for (Record5<Long, String, String, Instant, String> r :
         ctx.select(EVENTS.SEQ, EVENTS.TASK_ID, EVENTS.KIND, EVENTS.AT, PAYLOAD_TEXT)
             .from(EVENTS)
@@ -365,6 +480,15 @@ public final class Feed implements AutoCloseable {
       if (n != 1) {
         epochs.remove(p.domain(), p.epoch());
         throw new FeedFencedException(spec.consumer(), p.domain(), p.epoch(), "commit");
+      }
+      if (!p.erasures().isEmpty()) {
+        // delivered: by id, so a row the poll did not read stays for the next one
+        tx.directory()
+            .deleteFrom(LEDGER_FEED_ERASURES)
+            .where(LEDGER_FEED_ERASURES.CONSUMER.eq(spec.consumer()))
+            .and(LEDGER_FEED_ERASURES.DOMAIN.eq(p.domain()))
+            .and(LEDGER_FEED_ERASURES.ID.in(p.erasures()))
+            .execute();
       }
     }
     return null;

@@ -50,11 +50,14 @@ public final class FeedRunner implements AutoCloseable {
   private final Duration pollInterval;
   private final Duration stopTimeout;
   private final boolean listen;
+  private final boolean acceptLoss;
   private final Set<String> schemas;
   private final Thread thread;
   private final Object signal = new Object();
   private final AtomicLong delivered = new AtomicLong();
   private final AtomicLong failures = new AtomicLong();
+  private final AtomicLong erased = new AtomicLong();
+  private final AtomicLong lossesAccepted = new AtomicLong();
   private final AtomicLong batches = new AtomicLong();
   private volatile boolean stopping;
   private volatile boolean woken;
@@ -69,6 +72,7 @@ public final class FeedRunner implements AutoCloseable {
     this.pollInterval = b.pollInterval;
     this.stopTimeout = b.stopTimeout;
     this.listen = b.listen;
+    this.acceptLoss = b.acceptLoss;
     this.schemas =
         spec.domains().stream().map(DomainSchemas::schemaName).collect(Collectors.toSet());
     this.thread = new Thread(this::run, "ledger-feed-" + spec.consumer());
@@ -108,6 +112,25 @@ public final class FeedRunner implements AutoCloseable {
       wakeups.start();
     }
     thread.start();
+  }
+
+  /**
+   * How many times the runner accepted a loss to retention ({@link Builder#acceptLoss(boolean)}).
+   *
+   * @return the count since start
+   */
+  public long lossesAccepted() {
+    return lossesAccepted.get();
+  }
+
+  /**
+   * How many {@code erased} items the handler took ({@link FeedHandler#erased}) and whose
+   * checkpoint committed.
+   *
+   * @return the count since start
+   */
+  public long erased() {
+    return erased.get();
   }
 
   /**
@@ -208,6 +231,22 @@ public final class FeedRunner implements AutoCloseable {
           failures.incrementAndGet();
           LOG.warn("ledger feed: {}", e.getMessage());
         } catch (FeedBehindRetentionException e) {
+          if (acceptLoss) {
+            // the builder's choice: go on past the gap, loudly
+            LOG.warn("ledger feed: {}; accepting the loss (acceptLoss)", e.getMessage());
+            try {
+              f.acceptLoss(e.domain());
+              lossesAccepted.incrementAndGet();
+            } catch (RuntimeException a) {
+              failures.incrementAndGet();
+              LOG.warn(
+                  "ledger feed {}: accepting the loss failed ({}); tried again after a pause",
+                  spec.consumer(),
+                  a.getClass().getSimpleName());
+              pause(pollInterval);
+            }
+            continue;
+          }
           // nothing is delivered until the consumer accepts the loss (Feed.acceptLoss)
           failures.incrementAndGet();
           LOG.error("ledger feed: {}", e.getMessage());
@@ -240,7 +279,12 @@ public final class FeedRunner implements AutoCloseable {
       c.setAutoCommit(false);
       try {
         try {
-          handler.handle(batch.events(), c);
+          if (!batch.events().isEmpty()) {
+            handler.handle(batch.events(), c);
+          }
+          if (!batch.erasures().isEmpty()) {
+            handler.erased(batch.erasures(), c);
+          }
         } catch (Exception e) {
           if (e instanceof InterruptedException) {
             Thread.currentThread().interrupt();
@@ -265,6 +309,7 @@ public final class FeedRunner implements AutoCloseable {
       }
     }
     delivered.addAndGet(batch.size());
+    erased.addAndGet(batch.erasures().size());
     batches.incrementAndGet();
   }
 
@@ -317,6 +362,7 @@ public final class FeedRunner implements AutoCloseable {
     private Duration pollInterval = Duration.ofSeconds(1);
     private Duration stopTimeout = Duration.ofSeconds(30);
     private boolean listen = true;
+    private boolean acceptLoss;
 
     private Builder(Ledger ledger, FeedSpec spec, DataSource dataSource, FeedHandler handler) {
       this.ledger = ledger;
@@ -355,6 +401,20 @@ public final class FeedRunner implements AutoCloseable {
      */
     public Builder listen(boolean listen) {
       this.listen = listen;
+      return this;
+    }
+
+    /**
+     * Whether the runner goes on past events a retention purge removed before the consumer received
+     * them: on {@link FeedBehindRetentionException} it calls {@link Feed#acceptLoss(String)}, logs
+     * a warning and reads on. Default false: every poll is then refused and counted as a failure
+     * until someone accepts the loss.
+     *
+     * @param accept true to accept such losses as they come
+     * @return this builder
+     */
+    public Builder acceptLoss(boolean accept) {
+      this.acceptLoss = accept;
       return this;
     }
 

@@ -49,6 +49,16 @@ final class Bounds {
   }
 
   /**
+   * The server-side bounds as PostgreSQL settings, for a statement that sets them itself ({@link
+   * Tx#takeBounds()}).
+   *
+   * @return {@code lock_timeout} and {@code statement_timeout}, in that order
+   */
+  String[] settings() {
+    return new String[] {lock, statement};
+  }
+
+  /**
    * Sets the socket timeout of a connection the ledger took from the pool.
    *
    * @param c the connection, in autocommit mode (not a caller's transaction)

@@ -95,6 +95,17 @@ public final class Directory {
   }
 
   /**
+   * Whether a domain's schema is cached, so that {@link #schemaOf(DSLContext, String, boolean)}
+   * sends no statement for it.
+   *
+   * @param domain the domain
+   * @return true when its route is cached
+   */
+  public boolean cached(String domain) {
+    return known.containsKey(domain);
+  }
+
+  /**
    * The schema of a domain that has one, read on a given context (a transaction's, so the lookup
    * runs on its connection), checked against this code's version.
    *

@@ -95,6 +95,23 @@ public final class DomainLock {
    */
   public static java.util.List<Field<?>> filingLocks(
       String domain, String origin, String upstreamEvent) {
+    return filingLocks(
+        DSL.val(domain),
+        upstreamEvent == null ? null : DSL.val(origin),
+        upstreamEvent == null ? null : DSL.val(upstreamEvent));
+  }
+
+  /**
+   * The select-list fields of {@link #filingLocks(String, String, String)} over fields, for a
+   * statement rendered once with placeholders ({@link RenderedStatement}).
+   *
+   * @param domain the domain's field
+   * @param origin the origin's field, or null with {@code upstreamEvent}
+   * @param upstreamEvent the upstream event's field, or null (the domain's key alone)
+   * @return one or two fields
+   */
+  public static java.util.List<Field<?>> filingLocks(
+      Field<String> domain, Field<String> origin, Field<String> upstreamEvent) {
     Field<Object> shared = DSL.function("pg_advisory_xact_lock_shared", Object.class, key(domain));
     if (upstreamEvent == null) {
       return java.util.List.of(shared);
@@ -120,20 +137,20 @@ public final class DomainLock {
     lockForFiling(ctx, domain, null, null);
   }
 
-  private static Field<Integer> originDomainKey(String domain) {
-    return DSL.function(
-        "hashtext", Integer.class, DSL.inline("ledger_origin:").concat(DSL.val(domain)));
+  private static Field<Integer> originDomainKey(Field<String> domain) {
+    return DSL.function("hashtext", Integer.class, DSL.inline("ledger_origin:").concat(domain));
   }
 
-  private static Field<Integer> originKey(String origin, String upstreamEvent) {
+  private static Field<Integer> originKey(Field<String> origin, Field<String> upstreamEvent) {
     return DSL.function(
-        "hashtext",
-        Integer.class,
-        DSL.val(origin).concat(DSL.inline(" ")).concat(DSL.val(upstreamEvent)));
+        "hashtext", Integer.class, origin.concat(DSL.inline(" ")).concat(upstreamEvent));
   }
 
   private static Field<Integer> key(String domain) {
-    return DSL.function(
-        "hashtext", Integer.class, DSL.inline("ledger_domain:").concat(DSL.val(domain)));
+    return key(DSL.val(domain));
+  }
+
+  private static Field<Integer> key(Field<String> domain) {
+    return DSL.function("hashtext", Integer.class, DSL.inline("ledger_domain:").concat(domain));
   }
 }

@@ -56,10 +56,17 @@ public final class RenderedStatement {
 
   private final List<Slot<?>> slots;
 
-  private RenderedStatement(String sql, int[] positions, List<Slot<?>> slots) {
+  /**
+   * A statement without bind values sent before {@link #sql} in the same round trip, or null: its
+   * result is skipped (see {@link #render(DSLContext, Query, Query, List)}).
+   */
+  private final String lead;
+
+  private RenderedStatement(String sql, int[] positions, List<Slot<?>> slots, String lead) {
     this.sql = sql;
     this.positions = positions;
     this.slots = slots;
+    this.lead = lead;
   }
 
   /**
@@ -204,7 +211,31 @@ public final class RenderedStatement {
         throw new IllegalStateException("slot " + slots.get(i).name + " is not used");
       }
     }
-    return new RenderedStatement(ctx.render(template), positions, List.copyOf(slots));
+    return new RenderedStatement(ctx.render(template), positions, List.copyOf(slots), null);
+  }
+
+  /**
+   * Renders a template once, to run after a lead statement in the same round trip: both are sent
+   * together (one network round trip; each statement takes its own snapshot under READ COMMITTED,
+   * so the template's sees what committed while the lead waited for a lock). The lead's result is
+   * skipped; {@link #fetch} returns the template's rows. With execute listeners the two run one
+   * after the other, each seen by the listeners.
+   *
+   * @param ctx the context to render with, not null
+   * @param lead a statement without bind values, e.g. a {@code SELECT ... FOR UPDATE}
+   * @param template the statement whose rows are read, built with the slots' placeholders
+   * @param slots the template's slots, in the order callers pass values
+   * @return the rendered pair
+   * @throws IllegalStateException when the lead has bind values, or see {@link #render(DSLContext,
+   *     Query, List)}
+   */
+  public static RenderedStatement render(
+      DSLContext ctx, Query lead, Query template, List<Slot<?>> slots) {
+    if (!ctx.extractBindValues(lead).isEmpty()) {
+      throw new IllegalStateException("a lead statement takes no bind values: inline them");
+    }
+    RenderedStatement main = render(ctx, template, slots);
+    return new RenderedStatement(main.sql, main.positions, main.slots, ctx.render(lead));
   }
 
   /**
@@ -243,6 +274,9 @@ public final class RenderedStatement {
       DSLContext ctx, Field<?>[] fields, Supplier<R> newRecord, Object[] values) {
     Object[] bound = ordered(values);
     if (observed(ctx)) {
+      if (lead != null) {
+        ctx.execute(lead);
+      }
       List<R> rows = new ArrayList<>();
       for (Record r : ctx.resultQuery(sql, (Object[]) params(bound)).coerce(fields).fetch()) {
         R row = newRecord.get();
@@ -254,19 +288,39 @@ public final class RenderedStatement {
       }
       return rows;
     }
+    if (lead != null) {
+      return ctx.connectionResult(
+          c -> {
+            try (PreparedStatement ps = c.prepareStatement(lead + ";\n" + sql)) {
+              bind(ps, bound);
+              ps.execute(); // the lead's result, skipped
+              if (!ps.getMoreResults()) {
+                throw new IllegalStateException("the statement after the lead returned no rows");
+              }
+              try (ResultSet rs = ps.getResultSet()) {
+                return readAll(rs, fields, newRecord);
+              }
+            }
+          });
+    }
     return ctx.connectionResult(
         c -> {
           try (PreparedStatement ps = c.prepareStatement(sql)) {
             bind(ps, bound);
             try (ResultSet rs = ps.executeQuery()) {
-              List<R> rows = new ArrayList<>();
-              while (rs.next()) {
-                rows.add(read(rs, newRecord.get(), fields));
-              }
-              return rows;
+              return readAll(rs, fields, newRecord);
             }
           }
         });
+  }
+
+  private static <R extends Record> List<R> readAll(
+      ResultSet rs, Field<?>[] fields, Supplier<R> newRecord) throws SQLException {
+    List<R> rows = new ArrayList<>();
+    while (rs.next()) {
+      rows.add(read(rs, newRecord.get(), fields));
+    }
+    return rows;
   }
 
   private static <U> void copy(Record from, Record to, Field<U> field) {
@@ -326,6 +380,9 @@ public final class RenderedStatement {
    * @throws org.jooq.exception.DataAccessException when the database refuses it
    */
   public int execute(DSLContext ctx, Object... values) {
+    if (lead != null) {
+      throw new IllegalStateException("a statement with a lead is fetched, not executed");
+    }
     Object[] bound = ordered(values);
     if (observed(ctx)) {
       return ctx.execute(sql, (Object[]) params(bound));
@@ -438,6 +495,33 @@ public final class RenderedStatement {
    */
   public static final class Cache {
     private final Map<String, RenderedStatement> byKey = new ConcurrentHashMap<>();
+
+    /**
+     * The statement of this name for {@code ctx}'s render mapping, rendered with {@code ctx} the
+     * first time.
+     *
+     * @param ctx a context (a transaction's, or a render-mapped one), not null
+     * @param name the statement's name, e.g. {@code claim}; one name, one template
+     * @param lead builds the statement sent first in the same round trip, without bind values (see
+     *     {@link RenderedStatement#render(DSLContext, Query, Query, List)})
+     * @param template builds the statement; called once per render mapping and name
+     * @param slots the statement's slots, in the order callers pass values
+     * @return the statement
+     * @throws IllegalStateException see {@link #render}
+     */
+    public RenderedStatement get(
+        DSLContext ctx,
+        String name,
+        Supplier<? extends Query> lead,
+        Supplier<? extends Query> template,
+        List<Slot<?>> slots) {
+      String key = key(ctx, name);
+      RenderedStatement s = byKey.get(key);
+      if (s == null) {
+        s = byKey.computeIfAbsent(key, k -> render(ctx, lead.get(), template.get(), slots));
+      }
+      return s;
+    }
 
     /**
      * The statement of this name for {@code ctx}'s render mapping, rendered with {@code ctx} the

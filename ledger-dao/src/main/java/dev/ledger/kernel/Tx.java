@@ -36,6 +36,9 @@ public final class Tx {
   private final DefaultConnectionProvider provider;
   private final Map<String, DSLContext> contexts = new HashMap<>();
 
+  /** The bounds still to set in this transaction (folded into its first statement), or null. */
+  private Bounds pendingBounds;
+
   /**
    * Creates the context.
    *
@@ -129,6 +132,61 @@ public final class Tx {
       throw new DataAccessException("RELEASE SAVEPOINT failed: " + e.getMessage(), e);
     }
     return result;
+  }
+
+  /** Defers the transaction's bounds: the operation sets them in its first statement. */
+  void deferBounds(Bounds bounds) {
+    this.pendingBounds = bounds;
+  }
+
+  /**
+   * Whether the transaction's lock and statement bounds are still to be set: the ledger owns the
+   * transaction, began it without a statement of its own, and left the bounds to the operation's
+   * first statement (issue 26, B13: one round trip fewer per filing). An operation that sees true
+   * either folds {@link #takeBounds()} into its first statement or calls {@link #applyBounds()}
+   * before it.
+   *
+   * @return true while no statement has set them
+   */
+  public boolean boundsPending() {
+    return pendingBounds != null;
+  }
+
+  /**
+   * Takes the deferred bounds, to set in the operation's first statement with {@code
+   * set_config(name, value, true)} ahead of anything that may wait on a lock. The statement's own
+   * run is bounded by the socket timeout only (PostgreSQL starts a statement's timer before it
+   * reads the setting); every later statement by all three.
+   *
+   * @return {@code lock_timeout} and {@code statement_timeout} as PostgreSQL settings (e.g. {@code
+   *     "5000ms"}, {@code "0"}), in that order
+   * @throws IllegalStateException when none are pending
+   */
+  public String[] takeBounds() {
+    if (pendingBounds == null) {
+      throw new IllegalStateException("no bounds pending in this transaction");
+    }
+    String[] values = pendingBounds.settings();
+    pendingBounds = null;
+    return values;
+  }
+
+  /**
+   * Sets the deferred bounds now, in a statement of their own; does nothing when none are pending.
+   *
+   * @throws DataAccessException when the statement fails
+   */
+  public void applyBounds() {
+    if (pendingBounds == null) {
+      return;
+    }
+    try {
+      pendingBounds.bindTransaction(connection);
+    } catch (SQLException e) {
+      throw new DataAccessException(
+          "setting the transaction's bounds failed: " + e.getMessage(), e);
+    }
+    pendingBounds = null;
   }
 
   private DSLContext on(DSLContext template) {

@@ -1,13 +1,16 @@
 package dev.ledger.migrate;
 
+import dev.ledger.LedgerException;
+
 /**
  * A migration run that could not run at all: the database was unreachable, the lock stayed taken,
  * the control database failed, or an argument was refused. A schema or tenant that fails inside a
  * run is not an exception: it is reported in the run's report and the others go on.
  *
- * <p>Messages never contain a connection string (it carries credentials).
+ * <p>A {@link LedgerException}, so one {@code catch} takes every error the ledger throws on
+ * purpose. Messages never contain a connection string (it carries credentials).
  */
-public class MigrationException extends RuntimeException {
+public class MigrationException extends LedgerException {
 
   private static final long serialVersionUID = 1L;
 

@@ -120,8 +120,12 @@ public final class ClaimIndex {
   /**
    * {@link #recomputeBlocked} in three statements, for Citus ({@code docs/scale-out.md}): the
    * domain's tasks with dependencies (read on the domain's node), those of them with an open
-   * dependency (read in the directory, on the coordinator), then their flags set. One statement
-   * cannot join a distributed schema's table with the directory's local tables there.
+   * dependency (read in the directory, on the coordinator), then the flags of the former set from
+   * the latter, both ways. One statement cannot join a distributed schema's table with the
+   * directory's local tables there. Both ways, because the rows do not arrive unblocked here: the
+   * transaction-local {@code ledger.replay} is not sent to the domain's node, so the domain's row
+   * trigger runs there as the rows are copied in, finds no directory, and marks every task with
+   * dependencies blocked.
    *
    * @param ctx a context in the replay transaction, mapped to the domain's schema
    */
@@ -143,9 +147,12 @@ public final class ClaimIndex {
             .where(LEDGER_DEPENDENCIES.TASK_ID.eq(DSL.any(withDependencies)))
             .and(r.COMPLETED.isNull().or(r.COMPLETED.isFalse()))
             .fetchArray(LEDGER_DEPENDENCIES.TASK_ID);
-    if (open.length > 0) {
-      ctx.update(TASKS).set(TASKS.BLOCKED, true).where(TASKS.ID.eq(DSL.any(open))).execute();
-    }
+    Field<Boolean> isOpen = DSL.field(TASKS.ID.eq(DSL.any(open)));
+    ctx.update(TASKS)
+        .set(TASKS.BLOCKED, isOpen)
+        .where(TASKS.ID.eq(DSL.any(withDependencies)))
+        .and(TASKS.BLOCKED.isDistinctFrom(isOpen))
+        .execute();
   }
 
   /**

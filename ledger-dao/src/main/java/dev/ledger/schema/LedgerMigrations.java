@@ -57,13 +57,13 @@ public final class LedgerMigrations {
    * The latest version of the directory set this code was built with (a test checks it against the
    * scripts on the class path).
    */
-  public static final String DIRECTORY_VERSION = "10";
+  public static final String DIRECTORY_VERSION = "11";
 
   /**
    * The latest version of the domain set this code was built with (a test checks it against the
    * scripts on the class path).
    */
-  public static final String DOMAIN_VERSION = "11";
+  public static final String DOMAIN_VERSION = "13";
 
   private LedgerMigrations() {}
 

@@ -1,6 +1,7 @@
 package dev.ledger.scrub;
 
 import static dev.ledger.append.Retries.RETRIES;
+import static dev.ledger.codegen.db.ledger_template.Tables.EVENTS;
 import static dev.ledger.codegen.db.ledger_template.Tables.TASKS;
 
 import dev.ledger.InvalidInputException;
@@ -12,6 +13,7 @@ import dev.ledger.codegen.db.ledger_template.tables.Tasks;
 import dev.ledger.codegen.db.ledger_template.tables.records.TasksRecord;
 import dev.ledger.event.Event;
 import dev.ledger.event.EventLog;
+import dev.ledger.feed.FeedErasures;
 import dev.ledger.kernel.DomainLock;
 import dev.ledger.kernel.Engine;
 import dev.ledger.kernel.Tx;
@@ -36,6 +38,10 @@ import org.jooq.impl.DSL;
  * scrub_entry}. Thread-safe.
  */
 public final class Scrubs {
+
+  /** The id of the transaction that wrote an event (domain V11), as a number. */
+  private static final Field<String> EVENT_XID =
+      DSL.field("{0}::text", String.class, DSL.field(DSL.name("xid")));
 
   private final Engine engine;
   private final EventLog log;
@@ -82,7 +88,7 @@ public final class Scrubs {
     Validation.domain(domain);
     Validation.required("origin", origin, Validation.MAX_NAME);
     checkRedaction(redaction);
-    return underDomainLock(tx, domain, 0, ctx -> scrubTasksIn(tx, ctx, origin, redaction));
+    return underDomainLock(tx, domain, 0, ctx -> scrubTasksIn(tx, ctx, domain, origin, redaction));
   }
 
   /**
@@ -108,7 +114,8 @@ public final class Scrubs {
         new ScrubResult(0, 0),
         ctx ->
             new ScrubResult(
-                Scrub.promotions(ctx, domain, entry), scrubTasksIn(tx, ctx, origin, redaction)));
+                Scrub.promotions(ctx, domain, entry),
+                scrubTasksIn(tx, ctx, domain, origin, redaction)));
   }
 
   /**
@@ -125,13 +132,29 @@ public final class Scrubs {
     return body.apply(ctx);
   }
 
-  private int scrubTasksIn(Tx tx, DSLContext ctx, String origin, Redaction redaction) {
+  private int scrubTasksIn(
+      Tx tx, DSLContext ctx, String domain, String origin, Redaction redaction) {
     List<TasksRecord> rows =
         ctx.selectFrom(TASKS)
             .where(TASKS.ID.in(reached(origin)))
             .orderBy(TASKS.CREATED, TASKS.ID)
             .forUpdate()
             .fetch();
+    if (rows.isEmpty()) {
+      return 0;
+    }
+    // the feed's consumers that may hold copies of these events get an erased item (docs/feed.md)
+    FeedErasures.record(
+        tx.directory(),
+        domain,
+        ctx.select(EVENTS.TASK_ID, EVENTS.SEQ, EVENT_XID)
+            .from(EVENTS)
+            .where(EVENTS.TASK_ID.in(rows.stream().map(TasksRecord::getId).toList()))
+            .orderBy(EVENTS.SEQ)
+            .fetch(
+                r ->
+                    new FeedErasures.Scrubbed(
+                        r.value1(), r.value2(), Long.parseUnsignedLong(r.value3()))));
     Instant now = engine.now();
     for (TasksRecord row : rows) {
       if (!Status.parse(row.getStatus()).terminal()) {

@@ -19,7 +19,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * <ul>
  *   <li>counter {@code ledger.tasks.filed}: the tasks filed in the domain so far, by anyone (other
  *       processes and the reference stack included; retries are tasks too), from the count the pool
- *       samples every 15 s;
+ *       samples every 15 s plus the tasks retention purges removed ({@link WorkerMetrics#filed});
  *   <li>counters {@code ledger.tasks.claimed}, {@code ledger.tasks.completed}, {@code
  *       ledger.tasks.failed}, {@code ledger.tasks.retried} (a retry filed), {@code
  *       ledger.tasks.dead} (dead letters), {@code ledger.tasks.lease.lost}, {@code
@@ -206,10 +206,9 @@ public final class MicrometerWorkerMetrics implements WorkerMetrics {
   }
 
   @Override
-  public void depth(String domain, Map<String, Long> counts) {
-    // every task filed in the domain, by anyone, is one row of it, whatever its status now (rows
-    // are never deleted), so the sampled total is the count of tasks filed so far
-    long total = counts.values().stream().mapToLong(Long::longValue).sum();
+  public void filed(String domain, long tasks) {
+    // a counter never goes down: a sample short by a purge that committed between its two reads
+    // (WorkerMetrics.filed) keeps the previous value
     filed
         .computeIfAbsent(
             domain,
@@ -220,7 +219,11 @@ public final class MicrometerWorkerMetrics implements WorkerMetrics {
                   .register(registry);
               return v;
             })
-        .accumulateAndGet(total, Math::max);
+        .accumulateAndGet(tasks, Math::max);
+  }
+
+  @Override
+  public void depth(String domain, Map<String, Long> counts) {
     counts.forEach(
         (status, n) ->
             depths

@@ -2,22 +2,13 @@ package dev.ledger.worker;
 
 import dev.ledger.InvalidInputException;
 import dev.ledger.Ledger;
-import dev.ledger.LedgerException;
 import dev.ledger.Task;
 import dev.ledger.Validation;
 import dev.ledger.tenants.TenantDirectory;
-import dev.ledger.tenants.TenantUnavailableException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.Semaphore;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -82,33 +73,11 @@ public final class TenantWorkerPool implements AutoCloseable {
   private final Duration shutdownTimeout;
   private final TaskRunner runner;
 
-  private final Semaphore permits;
-  private final Object signal = new Object();
-  private final Map<String, Slot> slots = new HashMap<>();
-  private final AtomicInteger turns = new AtomicInteger();
+  private final TenantDispatcher dispatcher;
   private volatile boolean stopping;
   private volatile boolean started;
-  private Thread dispatcher;
-  private String after = "";
+  private Thread dispatcherThread;
 
-  /** What the dispatcher knows of one tenant; read and written under {@link #signal}. */
-  private static final class Slot {
-    long nextClaim = System.nanoTime();
-    long nextDueCheck = System.nanoTime();
-
-    /** When to look at the tenant's due schedule ticks again ({@link TickFiler}). */
-    long nextTickCheck = System.nanoTime();
-
-    int inFlight;
-    int empty;
-    boolean idle = true;
-    String refusal;
-
-    /** When the tenant's domain controls held its last claim back: when to claim again. */
-    Long heldUntil;
-  }
-
-  private final WorkerMetrics metrics;
   private final PoolPurger purger;
 
   private TenantWorkerPool(Builder b) {
@@ -122,10 +91,20 @@ public final class TenantWorkerPool implements AutoCloseable {
     this.perTenant = b.perTenant > 0 ? b.perTenant : settings.concurrency();
     this.lease = settings.lease();
     this.pollInterval = settings.pollInterval();
-    this.metrics = settings.metrics();
     this.shutdownTimeout = settings.shutdownTimeout();
-    this.permits = new Semaphore(concurrency);
     this.runner = new TaskRunner(LOG, "ledger tenant worker", settings, new Hooks());
+    this.dispatcher =
+        new TenantDispatcher(
+            LOG,
+            directory,
+            domain,
+            holder,
+            concurrency,
+            quantum,
+            perTenant,
+            pollInterval,
+            settings.metrics(),
+            runner);
     this.purger = new PoolPurger(LOG, this::purgeTargets, b.purgeEvery);
   }
 
@@ -156,7 +135,7 @@ public final class TenantWorkerPool implements AutoCloseable {
 
     @Override
     public void retryFiled(RunningTask r, Instant at) {
-      retryAt(r.tenant, at);
+      dispatcher.retryAt(r.tenant, at);
     }
 
     @Override
@@ -166,14 +145,7 @@ public final class TenantWorkerPool implements AutoCloseable {
 
     @Override
     public void done(RunningTask r) {
-      synchronized (signal) {
-        Slot s = slots.get(r.tenant);
-        if (s != null) {
-          s.inFlight--;
-        }
-        permits.release();
-        signal.notifyAll();
-      }
+      dispatcher.taskDone(r.tenant);
     }
   }
 
@@ -223,7 +195,7 @@ public final class TenantWorkerPool implements AutoCloseable {
    * @return the count
    */
   public int turns() {
-    return turns.get();
+    return dispatcher.turns();
   }
 
   private synchronized TenantWorkerPool start() {
@@ -233,9 +205,9 @@ public final class TenantWorkerPool implements AutoCloseable {
     started = true;
     String prefix = "ledger-tenant-worker-" + holder;
     runner.start(prefix, concurrency, concurrency);
-    dispatcher = new Thread(this::dispatch, prefix + "-claim");
-    dispatcher.setDaemon(true);
-    dispatcher.start();
+    dispatcherThread = new Thread(dispatcher, prefix + "-claim");
+    dispatcherThread.setDaemon(true);
+    dispatcherThread.start();
     purger.start(prefix);
     LOG.info(
         "ledger tenant worker {} started: domain {} over {} tenants, concurrency {}, quantum {},"
@@ -249,298 +221,6 @@ public final class TenantWorkerPool implements AutoCloseable {
         lease,
         pollInterval);
     return this;
-  }
-
-  private void dispatch() {
-    while (!stopping) {
-      try {
-        boolean claimed = turnOverTenants();
-        if (!claimed) {
-          awaitWork();
-        }
-      } catch (RuntimeException e) {
-        if (stopping) {
-          break;
-        }
-        LOG.warn("ledger tenant worker {}: dispatching failed, retrying", holder, e);
-        TaskRunner.pause(pollInterval);
-      }
-    }
-  }
-
-  /**
-   * One pass over the served tenants in turn, starting after the last tenant served; each eligible
-   * tenant is asked for up to a quantum. Returns whether any task was claimed.
-   */
-  private boolean turnOverTenants() {
-    List<String> tenants = order(follow(directory.served()));
-    fileTicks(tenants);
-    long now = System.nanoTime();
-    List<String> eligible = new ArrayList<>();
-    synchronized (signal) {
-      for (String t : tenants) {
-        Slot s = slots.get(t);
-        if (s != null && now - s.nextClaim >= 0 && s.inFlight < perTenant) {
-          eligible.add(t);
-        }
-      }
-    }
-    boolean claimed = false;
-    for (int k = 0; k < eligible.size(); k++) {
-      int free = permits.availablePermits();
-      if (stopping || free == 0) {
-        break;
-      }
-      String tenant = eligible.get(k);
-      // the free threads shared by the tenants still to ask this turn, a quantum at least: a
-      // tenant alone with work gets them all, many tenants get a quantum each in turn
-      int share = Math.max(quantum, free / (eligible.size() - k));
-      int ask;
-      boolean dueCheck;
-      synchronized (signal) {
-        Slot s = slots.get(tenant);
-        if (s == null) {
-          continue;
-        }
-        ask = Math.min(Math.min(share, perTenant - s.inFlight), free);
-        dueCheck = System.nanoTime() - s.nextDueCheck >= 0;
-      }
-      if (ask <= 0) {
-        continue;
-      }
-      int got = claim(tenant, ask, dueCheck);
-      synchronized (signal) {
-        Slot s = slots.get(tenant);
-        if (s != null) {
-          // a claim can come back empty while work waits (its candidates were locked by
-          // transactions finishing other tasks, and skipped): a tenant rests a poll interval
-          // only after two empty claims in a row, or one after it was found empty before
-          s.empty = got == 0 ? s.empty + 1 : 0;
-          if (s.heldUntil != null) {
-            s.nextClaim = s.heldUntil; // no loop on a paused or limited domain
-          } else if (s.empty >= 2 || (got == 0 && s.idle)) {
-            s.nextClaim = System.nanoTime() + pollInterval.toNanos();
-            s.idle = true;
-          } else if (got > 0) {
-            s.idle = false;
-          }
-        }
-      }
-      if (got > 0) {
-        claimed = true;
-        after = tenant;
-      }
-    }
-    return claimed;
-  }
-
-  /** Makes the slots match the tenants the directory serves now. */
-  private List<String> follow(List<String> served) {
-    Set<String> now = new HashSet<>(served);
-    synchronized (signal) {
-      for (String t : served) {
-        slots.computeIfAbsent(t, k -> new Slot());
-      }
-      slots.entrySet().removeIf(e -> !now.contains(e.getKey()) && e.getValue().inFlight == 0);
-    }
-    return served;
-  }
-
-  /** The tenants (sorted) rotated to start after the one served last. */
-  private List<String> order(List<String> sorted) {
-    int i = 0;
-    while (i < sorted.size() && sorted.get(i).compareTo(after) <= 0) {
-      i++;
-    }
-    List<String> out = new ArrayList<>(sorted.size());
-    out.addAll(sorted.subList(i, sorted.size()));
-    out.addAll(sorted.subList(0, i));
-    return out;
-  }
-
-  /**
-   * Files the due schedule ticks of each tenant whose check time has come ({@link TickFiler}); a
-   * tenant that got tasks is claimed from at once. A tenant the directory refuses is looked at
-   * again a second later.
-   */
-  private void fileTicks(List<String> tenants) {
-    for (String tenant : tenants) {
-      if (stopping) {
-        return;
-      }
-      synchronized (signal) {
-        Slot s = slots.get(tenant);
-        if (s == null || System.nanoTime() - s.nextTickCheck < 0) {
-          continue;
-        }
-      }
-      TickFiler.Result r;
-      try {
-        r = TickFiler.fileDue(LOG, holder, tenant, directory.ledger(tenant), domain);
-      } catch (RuntimeException e) {
-        // the tenant is unavailable: its claims say so (refused); look again a second later
-        r = new TickFiler.Result(0, Instant.now().plus(TickFiler.RECHECK));
-      }
-      long at =
-          System.nanoTime() + Math.max(0, Duration.between(Instant.now(), r.nextCheck()).toNanos());
-      synchronized (signal) {
-        Slot s = slots.get(tenant);
-        if (s != null) {
-          s.nextTickCheck = at;
-          if (r.filed() > 0) {
-            s.nextClaim = System.nanoTime();
-            s.empty = 0;
-          }
-        }
-      }
-    }
-  }
-
-  /** One turn: claims up to {@code ask} tasks of a tenant and hands them to threads. */
-  private int claim(String tenant, int ask, boolean dueCheck) {
-    turns.incrementAndGet();
-    List<RunningTask> claimed;
-    try {
-      Ledger ledger = directory.ledger(tenant);
-      if (dueCheck) {
-        admitDue(tenant, ledger);
-      }
-      claimed = runner.claim(ledger, tenant, domain, ask);
-      served(tenant);
-      // held back by the domain's controls (paused, a limit reached): claim again at the recheck
-      java.util.Optional<java.util.Map.Entry<String, Duration>> held =
-          claimed.size() < ask ? ledger.worker().heldBack(domain) : java.util.Optional.empty();
-      metrics.heldBack(domain, held.map(java.util.Map.Entry::getKey).orElse(null));
-      synchronized (signal) {
-        Slot s = slots.get(tenant);
-        if (s != null) {
-          s.heldUntil =
-              held.map(
-                      h ->
-                          System.nanoTime()
-                              + Math.min(h.getValue().toNanos(), pollInterval.toNanos()))
-                  .orElse(null);
-        }
-      }
-    } catch (TenantUnavailableException e) {
-      refused(tenant, e.reason().wire(), e.getMessage());
-      rest(tenant);
-      return 0;
-    } catch (LedgerException e) {
-      refused(tenant, "claim failed", e.getMessage());
-      rest(tenant);
-      return 0;
-    }
-    for (RunningTask r : claimed) {
-      permits.acquireUninterruptibly();
-      synchronized (signal) {
-        Slot s = slots.get(tenant);
-        if (s != null) {
-          s.inFlight++;
-        }
-      }
-      runner.submit(r);
-    }
-    return claimed.size();
-  }
-
-  /** A refused tenant is asked again a poll interval later. */
-  private void rest(String tenant) {
-    synchronized (signal) {
-      Slot s = slots.get(tenant);
-      if (s != null) {
-        s.idle = true;
-        s.empty = 2;
-      }
-    }
-  }
-
-  private void admitDue(String tenant, Ledger ledger) {
-    List<String> ids;
-    do {
-      ids = ledger.worker().admitDue(domain, 1000);
-    } while (ids.size() == 1000 && !stopping);
-    Instant next = ledger.worker().nextDue(domain).orElse(null);
-    long recheck = System.nanoTime() + pollInterval.toNanos() * 5;
-    if (next != null) {
-      long untilDue = Duration.between(Instant.now(), next).toNanos();
-      recheck = Math.min(recheck, System.nanoTime() + Math.max(0, untilDue));
-    }
-    synchronized (signal) {
-      Slot s = slots.get(tenant);
-      if (s != null) {
-        s.nextDueCheck = recheck;
-      }
-    }
-  }
-
-  /** Logs a tenant skipped, once per reason until it is served again. */
-  private void refused(String tenant, String reason, String message) {
-    synchronized (signal) {
-      Slot s = slots.get(tenant);
-      if (s == null || reason.equals(s.refusal)) {
-        return;
-      }
-      s.refusal = reason;
-    }
-    LOG.warn(
-        "ledger tenant worker {}: tenant {} skipped ({}), tried again every {}: {}",
-        holder,
-        tenant,
-        reason,
-        pollInterval,
-        message);
-  }
-
-  private void served(String tenant) {
-    String was;
-    synchronized (signal) {
-      Slot s = slots.get(tenant);
-      was = s == null ? null : s.refusal;
-      if (s != null) {
-        s.refusal = null;
-      }
-    }
-    if (was != null) {
-      LOG.info("ledger tenant worker {}: tenant {} served again", holder, tenant);
-    }
-  }
-
-  /** Waits until a thread frees, or the next tenant is due a claim (at most a poll interval). */
-  private void awaitWork() {
-    synchronized (signal) {
-      long now = System.nanoTime();
-      long wait = pollInterval.toNanos();
-      for (Slot s : slots.values()) {
-        wait = Math.min(wait, Math.max(0, s.nextTickCheck - now));
-      }
-      if (permits.availablePermits() > 0) {
-        for (Slot s : slots.values()) {
-          if (s.inFlight < perTenant) {
-            wait = Math.min(wait, Math.max(0, Math.min(s.nextClaim, s.nextDueCheck) - now));
-          }
-        }
-      }
-      if (wait <= 0 || stopping) {
-        return;
-      }
-      try {
-        TimeUnit.NANOSECONDS.timedWait(signal, wait);
-      } catch (InterruptedException e) {
-        // close() interrupts to stop
-      }
-    }
-  }
-
-  private void retryAt(String tenant, Instant at) {
-    long in = Math.max(0, Duration.between(Instant.now(), at).toNanos());
-    synchronized (signal) {
-      Slot s = slots.get(tenant);
-      if (s != null && System.nanoTime() + in - s.nextDueCheck < 0) {
-        s.nextDueCheck = System.nanoTime() + in;
-      }
-      signal.notifyAll();
-    }
   }
 
   /** {@link #close(Duration)} with the builder's shutdown timeout. */
@@ -569,10 +249,8 @@ public final class TenantWorkerPool implements AutoCloseable {
       }
       stopping = true;
     }
-    synchronized (signal) {
-      signal.notifyAll();
-    }
-    TaskRunner.join(dispatcher, Duration.ofSeconds(30));
+    dispatcher.stop();
+    TaskRunner.join(dispatcherThread, Duration.ofSeconds(30));
     purger.close();
     boolean clean = runner.stop(timeout);
     LOG.info("ledger tenant worker {} stopped{}", holder, clean ? "" : " (some tasks released)");

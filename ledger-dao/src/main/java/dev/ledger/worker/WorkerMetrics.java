@@ -99,14 +99,26 @@ public interface WorkerMetrics {
   default void outage(boolean ongoing) {}
 
   /**
-   * A domain's task counts by status, sampled. Their sum is the number of tasks filed in the domain
-   * so far (rows are never deleted), which {@link MicrometerWorkerMetrics} reports as {@code
-   * ledger.tasks.filed}.
+   * A domain's task counts by status, sampled. Their sum is the number of tasks the domain holds
+   * now: a retention purge removes tasks (see {@link #filed} for every task ever filed).
    *
    * @param domain the domain
    * @param counts the count per status wire name ({@code admitted}, ...)
    */
   default void depth(String domain, java.util.Map<String, Long> counts) {}
+
+  /**
+   * How many tasks were filed in a domain so far, by anyone, sampled with {@link #depth}: the tasks
+   * it holds now and those retention purges removed (whichever process purged: each purge adds what
+   * it removed to the domain's retention row, {@code RetentionSetting.tasksRemoved}, in its own
+   * transaction), which {@link MicrometerWorkerMetrics} reports as {@code ledger.tasks.filed}. The
+   * removed count is read before the tasks are counted, so a purge that commits between the two
+   * reads makes one sample short by what it removed, never larger than the truth.
+   *
+   * @param domain the domain
+   * @param tasks the tasks filed so far, 0 or more
+   */
+  default void filed(String domain, long tasks) {}
 
   /**
    * A domain's queue controls as set, sampled with {@link #depth} (when {@link #wantsDepth}).

@@ -607,9 +607,18 @@ public final class WorkerPool implements AutoCloseable {
   private void sampleDepth() {
     for (String d : domains) {
       try {
+        // what purges removed, read before the rows are counted: a purge committing between the
+        // two reads is then counted short for one sample, never twice
+        long removed =
+            ledger
+                .retention()
+                .get(d)
+                .map(dev.ledger.retention.RetentionSetting::tasksRemoved)
+                .orElse(0L);
         Map<String, Long> counts = new LinkedHashMap<>();
         ledger.countByStatus(d).forEach((k, v) -> counts.put(k.wire(), v));
         metrics.depth(d, counts);
+        metrics.filed(d, removed + counts.values().stream().mapToLong(Long::longValue).sum());
         metrics.controls(ledger.controls(d));
       } catch (RuntimeException e) {
         LOG.debug("ledger worker {}: sampling {} failed", holder, d, e);

@@ -19,6 +19,7 @@ import dev.ledger.migrate.MigrationReport;
 import dev.ledger.testing.CitusCluster;
 import dev.ledger.testing.Fixtures;
 import dev.ledger.testing.PostgresExtension;
+import dev.ledger.testing.ReferenceStack;
 import dev.ledger.worker.Outcome;
 import dev.ledger.worker.WorkerPool;
 import java.sql.Connection;
@@ -167,6 +168,123 @@ class CitusLedgerTest {
                 TaskSpec.builder("billing", "Ready").dependsOn(List.of(order)).build()));
     assertThat(blocked("billing", batch.get(0))).isTrue();
     assertThat(blocked("billing", batch.get(1))).isFalse();
+  }
+
+  static boolean routeCompleted(String id) throws Exception {
+    try (Connection c = DriverManager.getConnection(url)) {
+      return Fixtures.rows(c, "SELECT completed::text FROM ledger_tasks WHERE id = '" + id + "'")
+          .get(0)
+          .get(0)
+          .equals("true");
+    }
+  }
+
+  /**
+   * docs/scale-out.md, "Which writers Citus mode supports": another writer's SQL (here the
+   * reference stack's, on the coordinator) completes a task of a domain on one worker; its route's
+   * {@code completed} and the {@code blocked} flag of its dependent on the other worker are left as
+   * they were, until a replay recomputes them.
+   */
+  @Test
+  void another_writers_completion_is_kept_in_the_directory_only_after_a_replay() throws Exception {
+    ledger.provision("written-up");
+    ledger.provision("written-down");
+    move("written-up", cluster.workers().get(0).port());
+    move("written-down", cluster.workers().get(1).port());
+    String up = ledger.file(TaskSpec.builder("written-up", "Upstream").build());
+    ledger.admit(up);
+    String down =
+        ledger.file(TaskSpec.builder("written-down", "Waits").dependsOn(List.of(up)).build());
+    ledger.admit(down);
+    assertThat(blocked("written-down", down)).isTrue();
+    try (ReferenceStack ref = new ReferenceStack(DriverManager.getConnection(url))) {
+      ref.append(
+          up,
+          "claimed",
+          "2026-12-07T10:00:00.000000Z",
+          "{\"holder\":\"ref\",\"until\":\"2999-01-01T00:00:00.000000Z\"}");
+      ref.append(up, "completed", "2026-12-07T10:00:01.000000Z", "{\"handoff\":\"by ref\"}");
+    }
+    assertThat(ledger.get(up).status()).isEqualTo(Status.COMPLETED);
+    // the domain's triggers ran on its worker, where there is no directory: nothing kept
+    assertThat(routeCompleted(up)).isFalse();
+    assertThat(blocked("written-down", down)).isTrue();
+    assertThat(ledger.claimNext("written-down", "w", LEASE, List.of(), Label.PUBLIC)).isEmpty();
+    ledger.replay();
+    assertThat(routeCompleted(up)).isTrue();
+    assertThat(blocked("written-down", down)).isFalse();
+    assertThat(
+            ledger
+                .claimNext("written-down", "w", LEASE, List.of(), Label.PUBLIC)
+                .orElseThrow()
+                .taskId())
+        .isEqualTo(down);
+  }
+
+  /**
+   * docs/scale-out.md, "Moving a domain": the guide's two statements as printed, with this
+   * cluster's addresses: the first finds the domain's worker and a shard, the second moves the
+   * whole schema, and the domain serves from the other worker.
+   */
+  @Test
+  void the_guides_statements_find_a_domains_worker_and_move_it() throws Exception {
+    String schema = ledger.provision("payments-guide");
+    String id = ledger.file(TaskSpec.builder("payments-guide", "Pay").build());
+    ledger.admit(id);
+    long shard;
+    String host;
+    int from;
+    try (Connection c = DriverManager.getConnection(url);
+        java.sql.Statement s = c.createStatement();
+        java.sql.ResultSet rs =
+            s.executeQuery(
+                "SELECT s.shardid, s.nodename, s.nodeport"
+                    + "  FROM citus_shards s JOIN ledger_domains d"
+                    + "    ON s.table_name::text = replace(d.schema, '\"', '') || '.tasks'"
+                    + " WHERE d.domain = 'payments-guide'")) {
+      assertThat(rs.next()).isTrue();
+      shard = rs.getLong(1);
+      host = rs.getString(2);
+      from = rs.getInt(3);
+      assertThat(rs.next()).isFalse();
+    }
+    assertThat(Integer.toString(from)).isEqualTo(nodeOf("payments-guide"));
+    int to =
+        cluster.workers().stream()
+            .mapToInt(CitusCluster.Node::port)
+            .filter(p -> p != from)
+            .findFirst()
+            .orElseThrow();
+    try (Connection c = DriverManager.getConnection(url);
+        java.sql.Statement s = c.createStatement()) {
+      s.execute(
+          "SELECT citus_move_shard_placement("
+              + shard
+              + ", '"
+              + host
+              + "', "
+              + from
+              + ", '"
+              + host
+              + "', "
+              + to
+              + ",\n shard_transfer_mode := 'block_writes')");
+    }
+    // every table of the schema moved with the one shard named
+    try (Connection c = DriverManager.getConnection(url)) {
+      assertThat(
+              Fixtures.rows(
+                  c,
+                  "SELECT DISTINCT nodeport::text FROM citus_shards WHERE table_name::text LIKE '"
+                      + schema
+                      + ".%'"))
+          .containsExactly(List.of(Integer.toString(to)));
+    }
+    Lease lease =
+        ledger.claimNext("payments-guide", "w", LEASE, List.of(), Label.PUBLIC).orElseThrow();
+    assertThat(lease.taskId()).isEqualTo(id);
+    ledger.complete(lease, null);
+    assertThat(ledger.get(id).status()).isEqualTo(Status.COMPLETED);
   }
 
   @Test

@@ -8,6 +8,7 @@ import dev.ledger.Ledger;
 import dev.ledger.Redaction;
 import dev.ledger.TaskSpec;
 import dev.ledger.testing.PostgresExtension;
+import dev.ledger.testing.TestServer;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
@@ -27,7 +28,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class FeedLeaseTest {
 
-  @RegisterExtension static final PostgresExtension PG = new PostgresExtension();
+  @RegisterExtension static final PostgresExtension PG = PostgresExtension.ownCluster();
 
   private static final Duration LEASE = Duration.ofSeconds(1);
 
@@ -165,7 +166,7 @@ class FeedLeaseTest {
       assertThat(fromStart.poll().events()).isEqualTo(first.events()); // uncommitted: again
       List<FeedEvent> all = new ArrayList<>(first.events());
       fromStart.commit(first);
-      long end = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+      long end = System.nanoTime() + Duration.ofMinutes(5).toNanos();
       while (all.size() < 4 && System.nanoTime() < end) {
         FeedBatch b = fromStart.poll();
         all.addAll(b.events());
@@ -262,21 +263,63 @@ class FeedLeaseTest {
 
   /**
    * Polls until the batch holds {@code n} events: the watermark is the cluster's oldest running
-   * transaction, which another session of the test server may hold back for a moment.
+   * transaction, which another session may hold back. The feed's tests run on a cluster of their
+   * JVM's own ({@link PostgresExtension#ownCluster()}), so only this JVM's tests hold it (a lock
+   * test of the class before may still be ending): up to five minutes, and the failure names who
+   * held it.
    */
   static FeedBatch pollFor(Feed feed, int n) throws InterruptedException {
-    long end = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+    long end = System.nanoTime() + Duration.ofMinutes(5).toNanos();
     FeedBatch b = feed.poll();
     while (b.size() < n && System.nanoTime() < end) {
       Thread.sleep(20);
       b = feed.poll();
     }
-    assertThat(b.size()).as("%s", b.events()).isEqualTo(n);
+    if (b.size() != n) {
+      assertThat(b.size())
+          .as("%s; the sessions holding the watermark back: %s", b.events(), watermarkHolders())
+          .isEqualTo(n);
+    }
     return b;
   }
 
+  /**
+   * The server's sessions whose transaction holds the cluster's xmin, oldest first, for a failure's
+   * message: who kept an event from being delivered.
+   */
+  static String watermarkHolders() {
+    try (Connection c = TestServer.ownCluster().adminConnection();
+        Statement s = c.createStatement();
+        ResultSet rs =
+            s.executeQuery(
+                "SELECT pid, datname, application_name, state, backend_xid, backend_xmin,"
+                    + " now() - xact_start AS age, left(query, 200) AS query"
+                    + " FROM pg_stat_activity"
+                    + " WHERE pid <> pg_backend_pid()"
+                    + " AND (backend_xid IS NOT NULL OR backend_xmin IS NOT NULL)"
+                    + " ORDER BY xact_start LIMIT 10")) {
+      List<String> rows = new ArrayList<>();
+      while (rs.next()) {
+        rows.add(
+            String.format(
+                "[pid %d db %s app '%s' %s xid %s xmin %s for %s: %s]",
+                rs.getInt("pid"),
+                rs.getString("datname"),
+                rs.getString("application_name"),
+                rs.getString("state"),
+                rs.getString("backend_xid"),
+                rs.getString("backend_xmin"),
+                rs.getString("age"),
+                rs.getString("query")));
+      }
+      return rows.isEmpty() ? "none" : String.join(", ", rows);
+    } catch (Exception e) {
+      return "(not read: " + e + ")";
+    }
+  }
+
   private static void awaitSeen(Set<Long> seen, int n) throws InterruptedException {
-    long end = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+    long end = System.nanoTime() + Duration.ofMinutes(5).toNanos();
     while (seen.size() < n && System.nanoTime() < end) {
       Thread.sleep(20);
     }

@@ -39,7 +39,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class FeedOrderTest {
 
-  @RegisterExtension static final PostgresExtension PG = new PostgresExtension();
+  @RegisterExtension static final PostgresExtension PG = PostgresExtension.ownCluster();
 
   /** The run's two domains: each test method has its own (the class shares one database). */
   private static volatile List<String> DOMAINS = List.of("feed-a", "feed-b");
@@ -224,8 +224,8 @@ class FeedOrderTest {
    */
   private static long lateCommitSkippedByNaive(Naive naive) throws Exception {
     String schema = DomainSchemas.quotedSchemaName(DOMAINS.get(0));
-    try (Connection early = PostgresExtension.connect(PG.databaseName());
-        Connection later = PostgresExtension.connect(PG.databaseName())) {
+    try (Connection early = PG.connect();
+        Connection later = PG.connect()) {
       early.setAutoCommit(false);
       long seq = insertReference(early, schema, "late-task", "held open");
       insertReference(later, schema, "later-task", "committed first");
@@ -287,8 +287,8 @@ class FeedOrderTest {
   private static void referenceWriter(int id, AtomicLong written, int target) throws Exception {
     ThreadLocalRandom r = ThreadLocalRandom.current();
     int n = 0;
-    try (ReferenceStack ref = new ReferenceStack(PG.databaseName());
-        Connection c = PostgresExtension.connect(PG.databaseName())) {
+    try (ReferenceStack ref = new ReferenceStack(PG.connect());
+        Connection c = PG.connect()) {
       while (written.get() < target) {
         String domain = DOMAINS.get(r.nextInt(DOMAINS.size()));
         if (r.nextBoolean()) {
@@ -333,7 +333,7 @@ class FeedOrderTest {
 
   private static Map<String, List<Stored>> committed() throws SQLException {
     Map<String, List<Stored>> all = new HashMap<>();
-    try (Connection c = PostgresExtension.connect(PG.databaseName());
+    try (Connection c = PG.connect();
         Statement s = c.createStatement()) {
       for (String d : DOMAINS) {
         List<Stored> events = new ArrayList<>();
@@ -361,7 +361,7 @@ class FeedOrderTest {
 
     synchronized void pollOnce() throws SQLException {
       if (c == null) {
-        c = PostgresExtension.connect(PG.databaseName());
+        c = PG.connect();
       }
       for (String d : DOMAINS) {
         long after = last.getOrDefault(d, 0L);

@@ -40,7 +40,7 @@ import org.junit.jupiter.api.io.TempDir;
 @Tag("slow")
 class FeedProcessTest {
 
-  @RegisterExtension static final PostgresExtension PG = new PostgresExtension();
+  @RegisterExtension static final PostgresExtension PG = PostgresExtension.ownCluster();
 
   private static final long LEASE_MS = 5_000;
   private static final Duration DEADLINE = Duration.ofMinutes(4);

@@ -25,7 +25,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class FeedRetentionTest {
 
-  @RegisterExtension static final PostgresExtension PG = new PostgresExtension();
+  @RegisterExtension static final PostgresExtension PG = PostgresExtension.ownCluster();
 
   private static final String D = "horizon";
 
@@ -44,7 +44,7 @@ class FeedRetentionTest {
   /** Polls and commits until {@code n} events were delivered; returns them in order. */
   private static List<FeedEvent> deliver(Feed feed, int n) throws InterruptedException {
     List<FeedEvent> seqs = new java.util.ArrayList<>();
-    long end = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+    long end = System.nanoTime() + Duration.ofMinutes(5).toNanos();
     while (seqs.size() < n && System.nanoTime() < end) {
       FeedBatch b = feed.poll();
       if (b.isEmpty()) {
@@ -137,6 +137,64 @@ class FeedRetentionTest {
             InvalidInputException.class, e -> assertThat(e.field()).isEqualTo("domain"));
     for (Feed f : List.of(behind, mid, caughtUp, inFlight, late)) {
       f.close();
+    }
+  }
+
+  @Test
+  void aRunnerThatAcceptsLossGoesOnPastThePurgedEventsOneThatDoesNotDeliversNothing()
+      throws Exception {
+    String domain = "horizon-runner";
+    SettableClock clock = new SettableClock(Instant.parse("2026-03-01T09:00:00Z"));
+    Ledger ledger = Ledger.open(PG.dataSource(), LedgerConfig.builder().clock(clock).build());
+    ledger.provision(domain);
+    for (String consumer : List.of("refusing", "accepting")) {
+      try (Feed f = ledger.feed(FeedSpec.builder(consumer, domain).fromStart(true).build())) {
+        assertThat(f.acquire()).isTrue(); // its checkpoint, before any event
+      }
+    }
+    String old = ledger.file(TaskSpec.builder(domain, "old").build());
+    ledger.invalidate(old, "done with", null);
+    String kept = ledger.fileAndAdmit(TaskSpec.builder(domain, "kept").build());
+    clock.advance(Duration.ofHours(2));
+    ledger.retention().set(domain, Duration.ofHours(1));
+    assertThat(ledger.retention().purge(domain, 100, p -> {}).domains().get(0).eventsRemoved())
+        .isEqualTo(2);
+
+    List<FeedEvent> refused = new java.util.concurrent.CopyOnWriteArrayList<>();
+    List<FeedEvent> accepted = new java.util.concurrent.CopyOnWriteArrayList<>();
+    FeedRunner refusing =
+        FeedRunner.builder(
+                ledger,
+                FeedSpec.builder("refusing", domain).build(),
+                PG.dataSource(),
+                (events, tx) -> refused.addAll(events))
+            .pollInterval(Duration.ofMillis(50))
+            .build();
+    FeedRunner accepting =
+        FeedRunner.builder(
+                ledger,
+                FeedSpec.builder("accepting", domain).build(),
+                PG.dataSource(),
+                (events, tx) -> accepted.addAll(events))
+            .pollInterval(Duration.ofMillis(50))
+            .acceptLoss(true)
+            .build();
+    try {
+      refusing.start();
+      accepting.start();
+      long end = System.nanoTime() + Duration.ofMinutes(5).toNanos();
+      while ((accepted.size() < 2 || refusing.failures() < 2) && System.nanoTime() < end) {
+        Thread.sleep(20);
+      }
+      assertThat(accepted).extracting(FeedEvent::taskId).containsExactly(kept, kept);
+      assertThat(accepting.lossesAccepted()).isEqualTo(1);
+      assertThat(accepting.failures()).isZero();
+      assertThat(refusing.failures()).isGreaterThanOrEqualTo(2);
+      assertThat(refused).isEmpty();
+      assertThat(refusing.delivered()).isZero();
+    } finally {
+      refusing.close();
+      accepting.close();
     }
   }
 }

@@ -185,6 +185,58 @@ class RenderedStatementTest {
     assertThat(sql.get(1)).contains(DomainSchemas.schemaName("other"));
   }
 
+  /**
+   * A lead statement goes first (one round trip without listeners, two with): the rows returned are
+   * the template's, which sees what the lead did; a lead with a bind value is refused.
+   */
+  @ParameterizedTest(name = "observed by a listener: {0}")
+  @ValueSource(booleans = {false, true})
+  void a_lead_statement_runs_first_and_the_templates_rows_are_returned(boolean observed) {
+    List<String> seen = new ArrayList<>();
+    ExecuteListener listener =
+        new ExecuteListener() {
+          @Override
+          public void executeStart(ExecuteContext ctx) {
+            seen.add(ctx.sql());
+          }
+        };
+    RenderMappedDsl contexts =
+        new RenderMappedDsl(PG.dataSource(), "public", observed ? List.of(listener) : List.of());
+    DSLContext ctx = contexts.forDomain(DOMAIN);
+    RenderedStatement.Cache cache = new RenderedStatement.Cache();
+    Field<String> got = DSL.field(DSL.name("got"), SQLDataType.CLOB);
+    List<String> values = new ArrayList<>();
+    ctx.transaction(
+        cfg -> {
+          RenderedStatement s =
+              cache.get(
+                  cfg.dsl(),
+                  "lead",
+                  () -> DSL.select(DSL.field("set_config('ledger.lead_test', 'led', true)")),
+                  () ->
+                      DSL.select(
+                          DSL.field("current_setting('ledger.lead_test', true)")
+                              .concat(TITLE.field())
+                              .as(got)),
+                  List.of(TITLE));
+          for (String v : List.of(" one", " two")) {
+            for (Record r : s.fetch(cfg.dsl(), new Field<?>[] {got}, v)) {
+              values.add(r.get(got));
+            }
+          }
+          assertThatThrownBy(() -> s.execute(cfg.dsl(), " three"))
+              .isInstanceOf(IllegalStateException.class);
+        });
+    assertThat(values).containsExactly("led one", "led two");
+    assertThat(seen).hasSize(observed ? 4 : 0);
+    assertThatThrownBy(
+            () ->
+                RenderedStatement.render(
+                    ctx, DSL.select(DSL.val(1)), DSL.select(TITLE.field()), List.of(TITLE)))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("lead");
+  }
+
   private static void insert(
       RenderedStatement.Cache cache,
       DSLContext ctx,

@@ -79,6 +79,26 @@ public final class KillSwitch implements ExecuteListener {
   }
 
   /**
+   * Matches a data-modifying {@code WITH} statement that inserts into a table of that name (in
+   * whatever schema), e.g. the filing's one write of a task's row, events and route.
+   *
+   * @param table the table, e.g. {@code tasks}
+   * @return the condition
+   */
+  public static Predicate<String> withInsertInto(String table) {
+    return sql -> sql.startsWith("with ") && sql.contains(".\"" + table + "\" (");
+  }
+
+  /**
+   * Matches a statement that takes a transaction-scoped advisory lock (a domain's, an origin's).
+   *
+   * @return the condition
+   */
+  public static Predicate<String> advisoryLock() {
+    return sql -> sql.contains("pg_advisory_xact_lock");
+  }
+
+  /**
    * Matches a plain {@code UPDATE} of a table of that name (in whatever schema).
    *
    * @param table the table, e.g. {@code tasks}

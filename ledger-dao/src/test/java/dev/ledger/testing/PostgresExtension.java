@@ -8,6 +8,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Locale;
 import java.util.UUID;
+import java.util.function.Supplier;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
@@ -31,12 +32,33 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  */
 public final class PostgresExtension implements BeforeAllCallback, AfterAllCallback {
 
+  private final Supplier<TestServer> server;
   private String database;
   private HikariDataSource pool;
 
+  /** A database on the JVM's test server ({@link TestServer#get()}). */
+  public PostgresExtension() {
+    this(TestServer::get);
+  }
+
+  private PostgresExtension(Supplier<TestServer> server) {
+    this.server = server;
+  }
+
+  /**
+   * A database on a server no other test JVM shares ({@link TestServer#ownCluster()}): for tests
+   * whose outcome depends on every transaction of the cluster, as the feed's delivery does. Reach
+   * it through this instance ({@link #connect()}, {@link #jdbcUrl()}), not the static helpers.
+   *
+   * @return the extension
+   */
+  public static PostgresExtension ownCluster() {
+    return new PostgresExtension(TestServer::ownCluster);
+  }
+
   @Override
   public void beforeAll(ExtensionContext context) throws SQLException {
-    database = newDatabase();
+    database = newDatabase(server.get());
     pool = pool(jdbcUrl(), 16);
   }
 
@@ -45,7 +67,26 @@ public final class PostgresExtension implements BeforeAllCallback, AfterAllCallb
     if (pool != null) {
       pool.close();
     }
-    dropDatabase(database);
+    dropDatabase(server.get(), database);
+  }
+
+  /**
+   * The server this class's database is on.
+   *
+   * @return the server
+   */
+  public TestServer server() {
+    return server.get();
+  }
+
+  /**
+   * A plain connection to this class's database (no pool), in the suite's session time zone.
+   *
+   * @return an open connection; the caller closes it
+   * @throws SQLException when the server refuses
+   */
+  public Connection connect() throws SQLException {
+    return open(jdbcUrl());
   }
 
   /**
@@ -63,7 +104,7 @@ public final class PostgresExtension implements BeforeAllCallback, AfterAllCallb
    * @return e.g. {@code jdbc:postgresql://localhost:5432/ledger_test_ab12?user=postgres}
    */
   public String jdbcUrl() {
-    return TestServer.get().urlFor(database);
+    return server.get().urlFor(database);
   }
 
   /**
@@ -83,6 +124,18 @@ public final class PostgresExtension implements BeforeAllCallback, AfterAllCallb
    * @throws SQLException when the server refuses
    */
   public static String newDatabase() throws SQLException {
+    return newDatabase(TestServer.get());
+  }
+
+  /**
+   * Creates an empty database on a given server; the caller drops it with {@link
+   * #dropDatabase(TestServer, String)}.
+   *
+   * @param on the server, e.g. {@link TestServer#ownCluster()}
+   * @return its name
+   * @throws SQLException when the server refuses
+   */
+  public static String newDatabase(TestServer on) throws SQLException {
     String name =
         "ledger_test_"
             + UUID.randomUUID()
@@ -90,7 +143,7 @@ public final class PostgresExtension implements BeforeAllCallback, AfterAllCallb
                 .replace("-", "")
                 .substring(0, 12)
                 .toLowerCase(Locale.ROOT);
-    try (Connection c = TestServer.get().adminConnection();
+    try (Connection c = on.adminConnection();
         Statement s = c.createStatement()) {
       s.execute("CREATE DATABASE " + name);
     }
@@ -104,10 +157,21 @@ public final class PostgresExtension implements BeforeAllCallback, AfterAllCallb
    * @throws SQLException when the server refuses
    */
   public static void dropDatabase(String name) throws SQLException {
+    dropDatabase(TestServer.get(), name);
+  }
+
+  /**
+   * Drops a database made by {@link #newDatabase(TestServer)}, closing what still uses it.
+   *
+   * @param on the server it is on
+   * @param name its name, or null (nothing happens)
+   * @throws SQLException when the server refuses
+   */
+  public static void dropDatabase(TestServer on, String name) throws SQLException {
     if (name == null) {
       return;
     }
-    try (Connection c = TestServer.get().adminConnection();
+    try (Connection c = on.adminConnection();
         Statement s = c.createStatement()) {
       s.execute("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)");
     }
@@ -121,7 +185,11 @@ public final class PostgresExtension implements BeforeAllCallback, AfterAllCallb
    * @throws SQLException when the server refuses
    */
   public static Connection connect(String database) throws SQLException {
-    Connection c = DriverManager.getConnection(TestServer.get().urlFor(database));
+    return open(TestServer.get().urlFor(database));
+  }
+
+  private static Connection open(String url) throws SQLException {
+    Connection c = DriverManager.getConnection(url);
     try (Statement s = c.createStatement()) {
       s.execute("SET TIME ZONE 'America/Sao_Paulo'");
     }

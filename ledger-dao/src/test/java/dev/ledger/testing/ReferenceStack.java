@@ -95,7 +95,16 @@ public final class ReferenceStack implements AutoCloseable {
    * @throws SQLException when the connection fails
    */
   public ReferenceStack(String database) throws SQLException {
-    this.c = PostgresExtension.connect(database);
+    this(PostgresExtension.connect(database));
+  }
+
+  /**
+   * Opens the emulation on a connection of the caller's, which it closes with itself.
+   *
+   * @param connection an open connection to the ledger's database
+   */
+  public ReferenceStack(Connection connection) {
+    this.c = connection;
   }
 
   /**

@@ -83,6 +83,56 @@ class WorkerMetricsTest {
   }
 
   @Test
+  void filed_counts_the_tasks_a_purge_removed_whoever_purged() throws Exception {
+    Instant t0 = Instant.now().truncatedTo(ChronoUnit.SECONDS);
+    SettableClock clock = new SettableClock(t0);
+    Ledger ledger = Ledger.open(PG.dataSource(), LedgerConfig.builder().clock(clock).build());
+    String domain = "metered-purged";
+    // five tasks filed, claimed and completed at t0
+    for (String id :
+        ledger.fileAll(
+            List.of(
+                TaskSpec.builder(domain, "old 1").build(),
+                TaskSpec.builder(domain, "old 2").build(),
+                TaskSpec.builder(domain, "old 3").build(),
+                TaskSpec.builder(domain, "old 4").build(),
+                TaskSpec.builder(domain, "old 5").build()))) {
+      ledger.complete(ledger.claim(id, "w", Duration.ofMinutes(1), List.of(), Label.PUBLIC), "ok");
+    }
+    // a day later another process (the CLI's purge job) purges them: an hour's retention
+    clock.advance(Duration.ofDays(1));
+    Ledger purger = Ledger.open(PG.dataSource(), LedgerConfig.builder().clock(clock).build());
+    purger.retention().set(domain, Duration.ofHours(1));
+    assertThat(purger.retention().purge(domain, 100, p -> {}).tasksRemoved()).isEqualTo(5);
+    assertThat(ledger.countByStatus(domain).values().stream().mapToLong(Long::longValue).sum())
+        .isZero();
+    // then two more are filed
+    ledger.fileAll(
+        List.of(
+            TaskSpec.builder(domain, "new 1").build(), TaskSpec.builder(domain, "new 2").build()));
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    try (WorkerPool pool =
+        WorkerPool.builder(ledger)
+            .domain(domain, (task, ctx) -> Outcome.done())
+            .concurrency(2)
+            .metrics(MicrometerWorkerMetrics.of(registry))
+            .build()
+            .start()) {
+      // the pool samples when it starts (then every 15 s)
+      long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+      while ((registry.find("ledger.tasks.filed").tag("domain", domain).functionCounter() == null
+              || counter(registry, "ledger.tasks.completed", domain) < 2)
+          && System.nanoTime() < end) {
+        Thread.sleep(20);
+      }
+      assertThat(pool.domains()).containsExactly(domain);
+    }
+    // the five purged and the two held now (the rows alone would say 2, and stay there)
+    assertThat(counter(registry, "ledger.tasks.filed", domain)).isEqualTo(7.0);
+    assertThat(counter(registry, "ledger.tasks.completed", domain)).isEqualTo(2.0);
+  }
+
+  @Test
   void pickups_read_the_admission_the_release_or_the_expired_lease() {
     Instant t0 = Instant.now().truncatedTo(ChronoUnit.SECONDS);
     SettableClock clock = new SettableClock(t0);

@@ -1,6 +1,7 @@
 package dev.ledger.diff;
 
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -25,9 +26,27 @@ public final class CatalogDiff {
   private final List<Change> changes;
   private final List<Statement> statements;
 
+  private final List<PartitionRebuild.RowCheck> rowChecks;
+
   CatalogDiff(List<Change> changes, List<Statement> statements) {
+    this(changes, statements, List.of());
+  }
+
+  CatalogDiff(
+      List<Change> changes, List<Statement> statements, List<PartitionRebuild.RowCheck> rowChecks) {
     this.changes = List.copyOf(changes);
     this.statements = List.copyOf(statements);
+    this.rowChecks = List.copyOf(rowChecks);
+  }
+
+  /**
+   * The sample rows that check the copy of each table the script makes again ({@link
+   * PartitionRebuild}).
+   *
+   * @return the checks, empty when no table is rebuilt
+   */
+  List<PartitionRebuild.RowCheck> rowChecks() {
+    return rowChecks;
   }
 
   /**
@@ -61,6 +80,22 @@ public final class CatalogDiff {
    */
   public static CatalogDiff between(SchemaCatalog base, SchemaCatalog head, boolean online) {
     return new Differ(base, head, online).diff();
+  }
+
+  /**
+   * Compares two catalogs, converting the columns named in {@code using} with the author's
+   * expression ({@code ALTER COLUMN ... TYPE ... USING EXPR}) instead of a cast.
+   *
+   * @param base the catalog before, not null
+   * @param head the catalog after, not null
+   * @param online whether to print the online plan
+   * @param using {@code table.column} (names as the report prints them) to the expression; each
+   *     must name a column whose type changes ({@link Using#validate})
+   * @return the differences
+   */
+  static CatalogDiff between(
+      SchemaCatalog base, SchemaCatalog head, boolean online, Map<String, String> using) {
+    return new Differ(base, head, online, using).diff();
   }
 
   /**

@@ -284,7 +284,13 @@ final class ColumnDiffer {
     if (retyped && b.defaultExpression() != null) {
       p.sql(Phase.ALTER_COLUMN, alter + " DROP DEFAULT;");
     }
+    String using = plan.using.get(h.name() + "." + a.name());
     if (retyped) {
+      if (using != null) {
+        p.because(
+            Risk.SAFE,
+            "converted with the author's expression (--using " + h.name() + "." + a.name() + ")");
+      }
       if (b.type().equals(a.type())) {
         p.because(
             Risk.LOCKING,
@@ -300,9 +306,7 @@ final class ColumnDiffer {
               + a.type()
               + (a.collation() == null ? "" : " COLLATE " + a.collation())
               + " USING "
-              + a.sqlName()
-              + "::"
-              + a.type()
+              + (using != null ? using : a.sqlName() + "::" + a.type())
               + ";");
     }
     if (defaultChanged || (retyped && b.defaultExpression() != null)) {

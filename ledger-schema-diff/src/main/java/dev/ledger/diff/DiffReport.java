@@ -26,8 +26,9 @@ import java.util.Set;
  * @param online whether the SQL is the online plan ({@code --online})
  * @param findings the advice on the head's new columns and migrations ({@link Finding}), never
  *     failing the diff; empty when there is none
- * @param review the review of the pull request's own statements ({@link Review}), never failing the
- *     diff either
+ * @param review the review of the pull request's own statements ({@link Review}): an {@code error}
+ *     finding of it (an applied migration edited or removed, a version below the base's latest)
+ *     fails the diff unless the rule is {@link FailOn#NEVER}; its warnings never do
  */
 public record DiffReport(
     String base,
@@ -86,12 +87,20 @@ public record DiffReport(
           + " `destructive`: loses data, or fails on data that may be there.";
 
   /**
-   * Whether the diff trips the {@code --fail-on} rule.
+   * Whether the diff trips the {@code --fail-on} rule: a change the rule fails on, or, unless the
+   * rule is {@link FailOn#NEVER}, an {@code error} finding of the review (the head rewrites the
+   * base's migration history, which breaks every database the base migrated).
    *
    * @return true when {@code schema-diff} exits with 1
    */
   public boolean failed() {
-    return failOn.trippedBy(diff);
+    return failOn.trippedBy(diff) || (failOn != FailOn.NEVER && errorFindings() > 0);
+  }
+
+  private long errorFindings() {
+    return review.allFindings().stream()
+        .filter(f -> f.severity().equals(dev.ledger.diff.review.Severity.ERROR))
+        .count();
   }
 
   /**
@@ -105,7 +114,11 @@ public record DiffReport(
     return "Schema diff: "
         + summary
         + (diff.isEmpty() ? "" : "; " + verification.sentence())
-        + (failed() ? "; fails --fail-on " + failOn.label() : "")
+        + (failed()
+            ? "; fails --fail-on "
+                + failOn.label()
+                + (failOn.trippedBy(diff) ? "" : " (an error finding)")
+            : "")
         + (review.verdictClause() == null ? "" : "; " + review.verdictClause())
         + ".";
   }
@@ -240,6 +253,8 @@ public record DiffReport(
     verification.remaining().forEach(remaining::add);
     ArrayNode refused = check.putArray("refused");
     verification.refused().forEach(refused::add);
+    ArrayNode rows = check.putArray("rows");
+    verification.rows().forEach(rows::add);
     ObjectNode counts = root.putObject("counts");
     for (Risk risk : Risk.values()) {
       counts.put(risk.label(), diff.count(risk));
@@ -299,6 +314,9 @@ public record DiffReport(
   private String onlineCell(Change c) {
     if (c.online() == null) {
       return c.risk() == Risk.SAFE ? "" : "none";
+    }
+    if (c.online().startsWith("not online")) {
+      return cell(c.online());
     }
     return cell(online ? "printed: " + c.online() : c.online() + " (`--online`)");
   }
@@ -384,10 +402,13 @@ public record DiffReport(
       return "Other objects";
     }
     for (Change c : changes) {
-      if (c.kind() == Change.Kind.TABLE && c.action() == Change.Action.ADDED) {
+      if (c.kind() != Change.Kind.TABLE || !c.name().equals(table)) {
+        continue; // a partition of a table made again is listed under that table
+      }
+      if (c.action() == Change.Action.ADDED) {
         return "Table " + code(table) + " (new)";
       }
-      if (c.kind() == Change.Kind.TABLE && c.action() == Change.Action.DROPPED) {
+      if (c.action() == Change.Action.DROPPED) {
         return "Table " + code(table) + " (dropped)";
       }
     }

@@ -37,14 +37,28 @@ final class Differ {
   private final ColumnDiffer columns;
   private final KeyDiffer keys;
   private final SequenceDiffer sequences;
+  private final PartitionRebuild rebuild;
 
   Differ(SchemaCatalog base, SchemaCatalog head, boolean online) {
+    this(base, head, online, Map.of());
+  }
+
+  /**
+   * A differ with the author's conversions of retyped columns.
+   *
+   * @param base the base catalog
+   * @param head the head catalog
+   * @param online whether to plan online
+   * @param using {@code table.column} to its {@code USING} expression ({@code --using})
+   */
+  Differ(SchemaCatalog base, SchemaCatalog head, boolean online, Map<String, String> using) {
     this.base = base;
     this.head = head;
-    this.plan = new Plan(online);
+    this.plan = new Plan(online, using);
     this.columns = new ColumnDiffer(base, head, plan);
     this.keys = new KeyDiffer(base, head, plan);
     this.sequences = new SequenceDiffer(base, head, plan);
+    this.rebuild = new PartitionRebuild(base, head, plan, keys);
   }
 
   CatalogDiff diff() {
@@ -59,10 +73,18 @@ final class Differ {
       }
     }
     Map<String, Integer> dropRanks = dropRanks();
+    // the indexes and checks an enum swap drops and makes again itself (SwapDependents)
+    Set<String> moved = new HashSet<>();
+    EnumChange.swaps(base, head).values().forEach(c -> moved.addAll(c.dependents().movedKeys()));
+    keys.movedBySwap(moved);
     for (String name : union(base.tables().keySet(), head.tables().keySet())) {
       Table b = base.tables().get(name);
       Table h = head.tables().get(name);
-      if (b == null) {
+      if (rebuild.isRoot(name)) {
+        rebuild.rebuild(name);
+      } else if (rebuild.handles(name)) {
+        // a partition of a rebuilt table: made or dropped with it
+      } else if (b == null) {
         addedTable(h);
       } else if (h == null) {
         droppedTable(b, dropRanks.get(name));
@@ -75,20 +97,20 @@ final class Differ {
     for (String name : union(base.schemas().keySet(), head.schemas().keySet())) {
       sequences.schema(name);
     }
-    new ItemDiffer(base, head, plan, changedColumns()).diff();
-    return plan.build();
+    new ItemDiffer(base, head, plan, changedColumns(), rebuild.tables()).diff();
+    return plan.build(rebuild.rowChecks());
   }
 
   /**
    * The base's columns ({@code table:column}) that the head drops or whose type, collation or
-   * generation changes, and the tables it drops: what a view or policy using them must be dropped
-   * and re-created around.
+   * generation changes (or whose enum is swapped for a new type), and the tables it drops: what a
+   * view or policy using them must be dropped and re-created around.
    */
   private Set<String> changedColumns() {
     Set<String> changed = new HashSet<>();
     for (Table b : base.tables().values()) {
       Table h = head.tables().get(b.name());
-      if (h == null) {
+      if (h == null || rebuild.handles(b.name())) {
         changed.add(b.name());
         b.columns().forEach(c -> changed.add(b.name() + ":" + c.name()));
         continue;
@@ -101,6 +123,16 @@ final class Differ {
             || !Objects.equals(a.generatedExpression(), c.generatedExpression())) {
           changed.add(b.name() + ":" + c.name());
         }
+      }
+    }
+    // A column of an enum or composite type swapped for a new type changes type for a moment
+    // (EnumChange, CompositeChange.swap).
+    for (SchemaCatalog.Item b : base.items().values()) {
+      SchemaCatalog.Item h = head.items().get(b.key());
+      if (h != null
+          && b.kind() == h.kind()
+          && (b.kind() == Kind.ENUM || b.kind() == Kind.COMPOSITE_TYPE)) {
+        changed.addAll(EnumChange.convertedColumns(b, h, base, head));
       }
     }
     return changed;
@@ -324,11 +356,11 @@ final class Differ {
    * its own ({@code attislocal}), as after {@code ATTACH PARTITION}; {@code PARTITION OF} makes
    * them the parent's.
    */
-  private static boolean attachesAfterCreate(Table t) {
+  static boolean attachesAfterCreate(Table t) {
     return t.isPartition() && t.columns().stream().anyMatch(c -> !c.inherited());
   }
 
-  private static String attach(Table t) {
+  static String attach(Table t) {
     return "ALTER TABLE "
         + t.parentsSql().get(0)
         + " ATTACH PARTITION "

@@ -4,7 +4,9 @@ import java.util.Locale;
 
 /**
  * Which changes fail a diff ({@link DiffReport#failed()}; {@code ledger-app schema-diff} then exits
- * with 1), for CI to fail a pull request on.
+ * with 1), for CI to fail a pull request on. Every rule but {@link #NEVER} also fails on an {@code
+ * error} finding of the statement review (an applied migration edited or removed, a version below
+ * the base's latest).
  */
 public enum FailOn {
   /** Any destructive change. */

@@ -5,6 +5,7 @@ import dev.ledger.diff.Change.Kind;
 import dev.ledger.diff.Plan.Pending;
 import dev.ledger.diff.Plan.Phase;
 import dev.ledger.diff.SchemaCatalog.Item;
+import dev.ledger.diff.SchemaCatalog.Table;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -31,6 +32,7 @@ final class ItemDiffer {
   private final SchemaCatalog head;
   private final Plan plan;
   private final Set<String> changedColumns;
+  private final Set<String> rebuilt;
 
   /**
    * A differ over two catalogs.
@@ -40,24 +42,48 @@ final class ItemDiffer {
    * @param plan where the changes go
    * @param changedColumns the base's {@code table:column}s that the head drops or retypes, and the
    *     tables it drops
+   * @param rebuilt the tables made again with their rows ({@link PartitionRebuild}): what belongs
+   *     to them (a trigger, a comment, a grant) is made again on the new table
    */
-  ItemDiffer(SchemaCatalog base, SchemaCatalog head, Plan plan, Set<String> changedColumns) {
+  ItemDiffer(
+      SchemaCatalog base,
+      SchemaCatalog head,
+      Plan plan,
+      Set<String> changedColumns,
+      Set<String> rebuilt) {
     this.base = base;
     this.head = head;
     this.plan = plan;
     this.changedColumns = changedColumns;
+    this.rebuilt = rebuilt;
   }
 
   void diff() {
     Map<String, Integer> createRank = topological(head.items());
     Map<String, Integer> dropRank = topological(base.items());
     Map<String, String> recreated = recreated();
+    Map<String, String> swapped = new HashMap<>();
+    EnumChange.swaps(base, head)
+        .forEach(
+            (key, c) ->
+                c.dependents()
+                    .itemKeys()
+                    .forEach(
+                        k ->
+                            swapped.putIfAbsent(
+                                k,
+                                base.items().get(key).kind().label()
+                                    + " `"
+                                    + base.items().get(key).name()
+                                    + "`")));
     Set<String> keys = new TreeSet<>(base.items().keySet());
     keys.addAll(head.items().keySet());
     for (String key : keys) {
       Item b = base.items().get(key);
       Item h = head.items().get(key);
-      if (b == null) {
+      if (swapped.containsKey(key)) {
+        aroundSwap(b, h, swapped.get(key));
+      } else if (b == null) {
         added(h, createRank.get(key));
       } else if (h == null) {
         dropped(b, dropRank.size() - dropRank.get(key));
@@ -66,9 +92,40 @@ final class ItemDiffer {
       } else if (recreated.containsKey(key)) {
         Pending p = change(h, Action.CHANGED, h.definition(), h.definition());
         p.because(Risk.SAFE, "dropped and re-created around the change: " + recreated.get(key));
-        drop(p, b, dropRank.size() - dropRank.get(key));
+        // an early item (a domain, a type, a function that uses no table) is made again before the
+        // tables: it must go before that, not at the end of the script (its drop phase when the
+        // head drops it), and before what it depends on is dropped and made again
+        int dropAt = dropRank.size() - dropRank.get(key);
+        drop(p, b, b.early() ? DROP_BEFORE_CREATE + dropAt : dropAt);
         create(p, h, createRank.get(key));
       }
+    }
+  }
+
+  /**
+   * An item that depends on an enum swapped for a new type: the swap's own statements drop the
+   * base's and make the head's ({@link SwapDependents}); its change is recorded here.
+   */
+  private void aroundSwap(Item b, Item h, String type) {
+    String around = " around the swap of " + type;
+    if (b == null) {
+      change(h, Action.ADDED, null, h.definition())
+          .because(Risk.SAFE, "new " + h.kind().label() + ": made after the swap of " + type);
+    } else if (h == null) {
+      change(b, Action.DROPPED, b.definition(), null)
+          .because(Risk.SAFE, droppedReason(b) + "; dropped before the swap of " + type);
+    } else if (b.sameAs(h)) {
+      change(h, Action.CHANGED, h.definition(), h.definition())
+          .because(Risk.SAFE, "dropped and re-created" + around + ": catalog only");
+    } else {
+      change(h, Action.CHANGED, b.definition(), h.definition())
+          .because(
+              h.kind() == Kind.DOMAIN ? Risk.DESTRUCTIVE : Risk.SAFE,
+              "dropped, and made again from the head's definition"
+                  + around
+                  + (h.kind() == Kind.DOMAIN
+                      ? ": its columns are converted back to it, which fails on a value it refuses"
+                      : ": catalog only"));
     }
   }
 
@@ -88,6 +145,39 @@ final class ItemDiffer {
     }
     p.because(Risk.SAFE, addedReason(h));
     create(p, h, rank);
+    Item replaced = replacedFunction(h);
+    if (replaced != null) {
+      // the defaults that called the function it replaces, set again once it is made
+      SwapDependents.callers(base, replaced)
+          .forEach(
+              (key, t) -> {
+                String set =
+                    SwapDependents.headDefault(
+                        head, t, t.column(key.substring(t.name().length() + 1)).orElseThrow());
+                if (set != null) {
+                  p.sql(createPhase(h), rank, set);
+                }
+              });
+    }
+  }
+
+  /**
+   * The base's function of the same signature that an added function replaces (its parameters
+   * renamed, its OUT parameters changed), or null.
+   */
+  private Item replacedFunction(Item h) {
+    if (h.kind() != Kind.FUNCTION || h.labels().size() < 3) {
+      return null;
+    }
+    for (Item b : base.items().values()) {
+      if (b.kind() == Kind.FUNCTION
+          && b.labels().size() >= 3
+          && b.labels().get(2).equals(h.labels().get(2))
+          && !head.items().containsKey(b.key())) {
+        return b;
+      }
+    }
+    return null;
   }
 
   private void dropped(Item b, int rank) {
@@ -110,13 +200,29 @@ final class ItemDiffer {
     } else {
       p.because(Risk.SAFE, droppedReason(b));
     }
-    if (b.early() && replacedBySameSignature(b)) {
-      // the head's function of the same signature (its parameters renamed, its OUT parameters
-      // changed) can only be created once this one is gone
-      drop(p, b, DROP_BEFORE_CREATE + rank);
-      return;
+    int dropAt = b.early() && replacedBySameSignature(b) ? DROP_BEFORE_CREATE + rank : rank;
+    // the head's function of the same signature (its parameters renamed, its OUT parameters
+    // changed) can only be created once this one is gone; a column default calling it goes first
+    if (b.kind() == Kind.FUNCTION) {
+      dropCallerDefaults(p, b, dropAt);
     }
-    drop(p, b, rank);
+    drop(p, b, dropAt);
+  }
+
+  /**
+   * Drops, before the function {@code b} is dropped, the base's column defaults that call it.
+   *
+   * @return the callers: {@code table.column} to its table
+   */
+  private Map<String, Table> dropCallerDefaults(Pending p, Item b, int dropAt) {
+    Map<String, Table> callers = SwapDependents.callers(base, b);
+    callers.forEach(
+        (key, t) ->
+            p.sql(
+                dropPhase(b, dropAt),
+                dropAt,
+                SwapDependents.dropDefault(t, key.substring(t.name().length() + 1))));
+    return callers;
   }
 
   private void changed(Item b, Item h, int createRank, int dropRank) {
@@ -145,7 +251,31 @@ final class ItemDiffer {
       domain.statements().forEach(sql -> p.sql(Phase.ALTER_EARLY, createRank * 1000, sql));
       return;
     }
-    if (h.kind() == Kind.ENUM && isSubsequence(b.labels(), h.labels())) {
+    if (h.kind() == Kind.COMPOSITE_TYPE) {
+      EnumChange swap = CompositeChange.swap(b, h, base, head);
+      if (swap != null) {
+        swapped(p, swap, createRank);
+        return;
+      }
+      CompositeChange composite = CompositeChange.between(b.labels(), h.labels(), base);
+      if (composite != null) {
+        p.because(composite.risk(), composite.reason());
+        if (composite.refusal() != null) {
+          p.refuse(composite.refusal());
+          return;
+        }
+        composite.statements().forEach(sql -> p.sql(Phase.ALTER_EARLY, createRank * 1000, sql));
+        return;
+      }
+    }
+    if (h.kind() == Kind.ENUM && !EnumChange.addsOnly(b.labels(), h.labels())) {
+      EnumChange change = EnumChange.between(b, h, base, head);
+      if (change != null) {
+        swapped(p, change, createRank);
+        return;
+      }
+    }
+    if (h.kind() == Kind.ENUM && EnumChange.addsOnly(b.labels(), h.labels())) {
       p.because(Risk.SAFE, "enum values added: catalog only");
       List<String> labels = h.labels();
       for (int i = 0; i < labels.size(); i++) {
@@ -175,8 +305,29 @@ final class ItemDiffer {
           h.kind().label()
               + " dropped and re-created: CREATE OR REPLACE cannot change its result type or its"
               + " parameters' names or defaults; what depends on it is re-created too");
-      drop(p, b, h.early() ? DROP_BEFORE_CREATE + dropRank : dropRank);
+      int dropAt = h.early() ? DROP_BEFORE_CREATE + dropRank : dropRank;
+      // a column default calling it must go first, and is set again once it is made
+      Map<String, Table> callers = dropCallerDefaults(p, b, dropAt);
+      drop(p, b, dropAt);
       create(p, h, createRank);
+      callers.forEach(
+          (key, t) -> {
+            String set =
+                SwapDependents.headDefault(
+                    head, t, t.column(key.substring(t.name().length() + 1)).orElseThrow());
+            if (set != null) {
+              p.sql(createPhase(h), createRank, set);
+            }
+          });
+      if (!callers.isEmpty()) {
+        p.because(
+            Risk.SAFE,
+            "the defaults of "
+                + String.join(
+                    ", ",
+                    callers.keySet().stream().map(k -> "`" + k.replace(':', '.') + "`").toList())
+                + " call it: dropped first and set again after (catalog only)");
+      }
       return;
     }
     if (h.kind() == Kind.ENUM) {
@@ -195,6 +346,19 @@ final class ItemDiffer {
       drop(p, b, h.early() ? DROP_BEFORE_CREATE + dropRank : dropRank);
     }
     create(p, h, createRank);
+  }
+
+  /**
+   * A type changed by an {@link EnumChange} (an enum's values renamed in place, or an enum or a
+   * composite type swapped for a new one): its statements, or its refusal by name.
+   */
+  private static void swapped(Pending p, EnumChange change, int createRank) {
+    p.because(change.risk(), change.reason());
+    if (change.refusal() != null) {
+      p.refuse(change.refusal());
+      return;
+    }
+    change.statements().forEach(sql -> p.sql(Phase.ALTER_EARLY, createRank * 1000, sql));
   }
 
   /**
@@ -251,19 +415,25 @@ final class ItemDiffer {
   }
 
   private void create(Pending p, Item h, int rank) {
-    Phase phase =
-        h.early()
-            ? Phase.CREATE_EARLY
-            : h.kind() == Kind.COMMENT || h.kind() == Kind.GRANT
-                ? Phase.DECORATE
-                : Phase.CREATE_DEPENDENT;
+    Phase phase = createPhase(h);
     h.create().forEach(sql -> p.sql(phase, rank, sql));
   }
 
+  private static Phase createPhase(Item h) {
+    return h.early()
+        ? Phase.CREATE_EARLY
+        : h.kind() == Kind.COMMENT || h.kind() == Kind.GRANT
+            ? Phase.DECORATE
+            : Phase.CREATE_DEPENDENT;
+  }
+
   private void drop(Pending p, Item b, int rank) {
-    Phase phase =
-        rank < 0 ? Phase.CREATE_EARLY : b.early() ? Phase.DROP_EARLY : Phase.DROP_DEPENDENT;
+    Phase phase = dropPhase(b, rank);
     b.drop().forEach(sql -> p.sql(phase, rank, sql));
+  }
+
+  private static Phase dropPhase(Item b, int rank) {
+    return rank < 0 ? Phase.CREATE_EARLY : b.early() ? Phase.DROP_EARLY : Phase.DROP_DEPENDENT;
   }
 
   /**
@@ -279,9 +449,13 @@ final class ItemDiffer {
               && !b.sameAs(h)
               && !h.replaceable()
               && b.refusal() == null
-              && !(h.kind() == Kind.DOMAIN && DomainChange.between(b.labels(), h.labels()) != null))
+              && !alteredInPlace(b, h))
           || (h != null && interfaceChanged(b, h))) {
         remade.put(b.key(), b.kind().label() + " `" + b.name() + "` changes");
+      }
+      if (h != null && b.sameAs(h) && b.table() != null && rebuilt.contains(b.table())) {
+        why.put(b.key(), "on `" + b.table() + "`, which is made again with its rows");
+        continue;
       }
       if (h != null && b.sameAs(h)) {
         for (String use : b.uses()) {
@@ -356,14 +530,26 @@ final class ItemDiffer {
     return rank;
   }
 
-  private static boolean isSubsequence(List<String> small, List<String> big) {
-    int at = 0;
-    for (String s : big) {
-      if (at < small.size() && small.get(at).equals(s)) {
-        at++;
+  /**
+   * Whether a changed item keeps its identity (its OID): a domain or composite type altered in
+   * place, an enum whose values are renamed in place. What depends on it stays.
+   */
+  private boolean alteredInPlace(Item b, Item h) {
+    return switch (h.kind()) {
+      case DOMAIN -> DomainChange.between(b.labels(), h.labels()) != null;
+      case COMPOSITE_TYPE -> {
+        CompositeChange c = CompositeChange.between(b.labels(), h.labels(), base);
+        yield c != null && c.refusal() == null;
       }
-    }
-    return at == small.size() && big.containsAll(small);
+      case ENUM -> {
+        EnumChange c =
+            EnumChange.addsOnly(b.labels(), h.labels())
+                ? null
+                : EnumChange.between(b, h, base, head);
+        yield c != null && !c.swapsType();
+      }
+      default -> false;
+    };
   }
 
   private static String addedReason(Item h) {

@@ -80,7 +80,8 @@ final class ItemReader {
                     ORDER BY a.attnum),
              ARRAY(SELECT quote_ident(dc.conname) || ':' || pg_get_constraintdef(dc.oid, true)
                      FROM pg_constraint dc WHERE dc.contypid = t.oid AND dc.contype = 'c'
-                    ORDER BY dc.conname)
+                    ORDER BY dc.conname),
+             t.typrelid
         FROM pg_type t
         JOIN pg_namespace n ON n.oid = t.typnamespace
        WHERE n.nspname = ANY (?) AND t.typtype IN ('e', 'd', 'c', 'r', 'b')
@@ -511,8 +512,11 @@ final class ItemReader {
         b.drop.add("DROP DOMAIN " + sqlName + ";");
       }
       case "c" -> {
-        b.definition =
-            "(" + reader.norm(String.join(", ", CatalogReader.names(r.getArray(13)))) + ")";
+        // its attributes' dependencies (on an enum, a domain) are recorded on its relation
+        byOid.put("pg_class:" + r.getLong(15), b);
+        List<String> attributes = CatalogReader.names(r.getArray(13));
+        b.definition = "(" + reader.norm(String.join(", ", attributes)) + ")";
+        b.labels = CompositeChange.labels(sqlName, attributes.stream().map(reader::norm).toList());
         b.create.add("CREATE TYPE " + sqlName + " AS " + b.definition + ";");
         b.drop.add("DROP TYPE " + sqlName + ";");
       }

@@ -10,6 +10,7 @@ import dev.ledger.diff.SchemaCatalog.ConstraintKind;
 import dev.ledger.diff.SchemaCatalog.Index;
 import dev.ledger.diff.SchemaCatalog.Table;
 import java.util.List;
+import java.util.Set;
 
 /**
  * Compares the constraints (primary keys, unique, foreign keys, checks, exclusions) and indexes of
@@ -21,10 +22,27 @@ final class KeyDiffer {
   private final SchemaCatalog head;
   private final Plan plan;
 
+  /** The indexes and checks an enum swap drops itself ({@link SwapDependents#movedKeys()}). */
+  private Set<String> movedBySwap = Set.of();
+
   KeyDiffer(SchemaCatalog base, SchemaCatalog head, Plan plan) {
     this.base = base;
     this.head = head;
     this.plan = plan;
+  }
+
+  /**
+   * The indexes and checks an enum swap drops before it runs: their changes here add the head's and
+   * leave out the drop.
+   *
+   * @param keys {@link SwapDependents#movedKeys()} of every swap
+   */
+  void movedBySwap(Set<String> keys) {
+    this.movedBySwap = Set.copyOf(keys);
+  }
+
+  private boolean moved(String what, Table t, String name) {
+    return movedBySwap.contains(SwapDependents.movedKey(what, t.name(), name));
   }
 
   /**
@@ -59,13 +77,16 @@ final class KeyDiffer {
             plan.change(h.name(), Kind.CONSTRAINT, name, Action.ADDED, null, after.definition());
         addedConstraint(p, b, h, after);
       } else if (after == null) {
-        plan.change(h.name(), Kind.CONSTRAINT, name, Action.DROPPED, before.definition(), null)
-            .because(
-                Risk.SAFE,
-                before.kind().isUniqueKey()
-                    ? "unique key dropped: duplicates become possible"
-                    : "constraint dropped: its rule no longer holds for new rows")
-            .sql(dropConstraintPhase(before), dropConstraint(h, before));
+        Pending p =
+            plan.change(h.name(), Kind.CONSTRAINT, name, Action.DROPPED, before.definition(), null)
+                .because(
+                    Risk.SAFE,
+                    before.kind().isUniqueKey()
+                        ? "unique key dropped: duplicates become possible"
+                        : "constraint dropped: its rule no longer holds for new rows");
+        if (!moved("constraint", b, name)) {
+          p.sql(dropConstraintPhase(before), dropConstraint(h, before));
+        }
       } else if (!before.equals(after)) {
         Pending p =
             plan.change(
@@ -84,7 +105,9 @@ final class KeyDiffer {
                   Phase.ADD_CONSTRAINT,
                   "ALTER TABLE " + h.sqlName() + " VALIDATE CONSTRAINT " + after.sqlName() + ";");
         } else {
-          p.sql(dropConstraintPhase(before), dropConstraint(h, before));
+          if (!moved("constraint", b, name)) {
+            p.sql(dropConstraintPhase(before), dropConstraint(h, before));
+          }
           addedConstraint(p, b, h, after);
         }
       }
@@ -274,11 +297,13 @@ final class KeyDiffer {
             h,
             after);
       } else if (after == null) {
-        droppedIndex(h, name, before);
+        droppedIndex(h, name, before, moved("index", b, name));
       } else if (!before.sameAs(after)) {
         Pending p =
-            plan.change(h.name(), Kind.INDEX, name, Action.CHANGED, before.shape(), after.shape())
-                .sql(Phase.DROP_INDEX, "DROP INDEX " + before.sqlName() + ";");
+            plan.change(h.name(), Kind.INDEX, name, Action.CHANGED, before.shape(), after.shape());
+        if (!moved("index", b, name)) {
+          p.sql(Phase.DROP_INDEX, "DROP INDEX " + before.sqlName() + ";");
+        }
         addedIndex(p, b, h, after);
       }
     }
@@ -288,7 +313,7 @@ final class KeyDiffer {
    * A dropped index: a plain {@code DROP INDEX} holds an ACCESS EXCLUSIVE lock on the table, so
    * {@code --online} drops it {@code CONCURRENTLY}; an index on a partitioned table cannot be.
    */
-  private void droppedIndex(Table h, String name, Index before) {
+  private void droppedIndex(Table h, String name, Index before, boolean movedBySwap) {
     Pending p = plan.change(h.name(), Kind.INDEX, name, Action.DROPPED, before.shape(), null);
     if (h.partitionKey() != null) {
       p.because(
@@ -308,6 +333,10 @@ final class KeyDiffer {
           "index dropped: DROP INDEX takes an ACCESS EXCLUSIVE lock on the table, waiting behind"
               + " running queries and blocking all others; use DROP INDEX CONCURRENTLY (--online);"
               + " queries that used it may slow down");
+    }
+    if (movedBySwap) {
+      p.online = null;
+      return; // dropped before the enum swap (SwapDependents)
     }
     p.sql(
         Phase.DROP_INDEX,

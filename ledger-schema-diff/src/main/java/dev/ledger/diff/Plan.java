@@ -34,8 +34,10 @@ final class Plan {
     DROP_CONSTRAINT,
     DROP_INDEX,
     DETACH_PARTITION,
+    MOVE_ASIDE,
     DROP_TABLE,
     CREATE_TABLE,
+    COPY_ROWS,
     ADD_COLUMN,
     ALTER_COLUMN,
     ADD_CONSTRAINT,
@@ -62,8 +64,19 @@ final class Plan {
   /** Whether to print the online plan ({@code --online}). */
   final boolean online;
 
+  /**
+   * The author's conversions of columns whose type changes ({@code --using}): {@code table.column}
+   * (names as the report prints them) to the {@code USING} expression.
+   */
+  final Map<String, String> using;
+
   Plan(boolean online) {
+    this(online, Map.of());
+  }
+
+  Plan(boolean online, Map<String, String> using) {
     this.online = online;
+    this.using = Map.copyOf(using);
   }
 
   /** A change being built, and its statements. */
@@ -156,6 +169,16 @@ final class Plan {
    * @return the diff
    */
   CatalogDiff build() {
+    return build(List.of());
+  }
+
+  /**
+   * The diff, with the row checks of its table rebuilds.
+   *
+   * @param rowChecks the sample rows that check each rebuild's copy
+   * @return the diff
+   */
+  CatalogDiff build(List<PartitionRebuild.RowCheck> rowChecks) {
     Map<Pending, Change> built = new IdentityHashMap<>();
     changes.forEach(p -> built.put(p, p.build()));
     List<CatalogDiff.Statement> script =
@@ -164,6 +187,6 @@ final class Plan {
             .sorted(SCRIPT_ORDER)
             .map(step -> new CatalogDiff.Statement(step.sql(), built.get(step.owner())))
             .toList();
-    return new CatalogDiff(changes.stream().map(built::get).toList(), script);
+    return new CatalogDiff(changes.stream().map(built::get).toList(), script, rowChecks);
   }
 }

@@ -38,13 +38,15 @@ final class PullRequestReview {
      * @param base the base's catalog
      * @param head the head's catalog
      * @param online whether to plan online
+     * @param using the author's conversions of retyped columns ({@code --using})
      * @return the diff
      */
-    CatalogDiff diff(SchemaCatalog base, SchemaCatalog head, boolean online) {
+    CatalogDiff diff(
+        SchemaCatalog base, SchemaCatalog head, boolean online, Map<String, String> using) {
       if (unrenamedHead == null) {
-        return CatalogDiff.between(base, head, online);
+        return CatalogDiff.between(base, head, online, using);
       }
-      CatalogDiff rest = CatalogDiff.between(base, unrenamedHead, online);
+      CatalogDiff rest = CatalogDiff.between(base, unrenamedHead, online, using);
       List<Change> changes = new ArrayList<>();
       List<CatalogDiff.Statement> statements = new ArrayList<>(rest.statements());
       for (RenamePlan.Planned p : review.renames()) {
@@ -53,7 +55,7 @@ final class PullRequestReview {
         statements.add(new CatalogDiff.Statement(p.forward(), c));
       }
       changes.addAll(rest.changes());
-      return new CatalogDiff(changes, statements);
+      return new CatalogDiff(changes, statements, rest.rowChecks());
     }
   }
 

@@ -49,7 +49,7 @@ final class ReviewReport {
           .append(" | ")
           .append(
               !s.transactional()
-                  ? "not read: cannot run inside a transaction block, ran on its own"
+                  ? notMeasured(s)
                   : s.locks().stream()
                       .map(l -> code(l.relation()) + " " + l.mode())
                       .collect(Collectors.joining(", ")))
@@ -75,9 +75,10 @@ final class ReviewReport {
    * no-new-migrations}, {@code history-rewritten} or {@code failed}; {@code message}) and {@code
    * statements}, one per statement of the new migrations in order, each with {@code migration},
    * {@code line}, {@code sql}, {@code transactional}, {@code locks} ({@code relation}, {@code
-   * mode}), {@code rewrites}, {@code scans}, {@code renames} ({@code kind}, {@code from}, {@code
-   * to}) and {@code findings} ({@code rule}, {@code severity}, {@code message}, {@code
-   * alternative}).
+   * mode}), {@code locksMeasured} (false for a statement that ran outside a transaction), {@code
+   * documentedLocks} (its kind's locks as documented, not measured; like {@code locks}), {@code
+   * rewrites}, {@code scans}, {@code renames} ({@code kind}, {@code from}, {@code to}) and {@code
+   * findings} ({@code rule}, {@code severity}, {@code message}, {@code alternative}).
    *
    * @param review the review
    * @param root the report's JSON object
@@ -95,6 +96,10 @@ final class ReviewReport {
       node.put("transactional", s.transactional());
       ArrayNode locks = node.putArray("locks");
       s.locks().forEach(l -> locks.addObject().put("relation", l.relation()).put("mode", l.mode()));
+      node.put("locksMeasured", s.transactional());
+      ArrayNode documented = node.putArray("documentedLocks");
+      s.documentedLocks()
+          .forEach(l -> documented.addObject().put("relation", l.relation()).put("mode", l.mode()));
       ArrayNode rewrites = node.putArray("rewrites");
       s.rewrites().forEach(rewrites::add);
       ArrayNode scans = node.putArray("scans");
@@ -118,6 +123,19 @@ final class ReviewReport {
             .put("alternative", f.alternative());
       }
     }
+  }
+
+  /** The locks cell of a statement that ran outside a transaction: documented, not measured. */
+  private static String notMeasured(ReviewedStatement s) {
+    String ran = "not measured: cannot run inside a transaction block, ran on its own";
+    if (s.documentedLocks().isEmpty()) {
+      return ran;
+    }
+    return ran
+        + "; documented for its kind: "
+        + s.documentedLocks().stream()
+            .map(l -> code(l.relation()) + " " + l.mode())
+            .collect(Collectors.joining(", "));
   }
 
   private static String finding(Finding f) {

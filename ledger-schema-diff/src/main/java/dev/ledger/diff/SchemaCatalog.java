@@ -76,8 +76,9 @@ public record SchemaCatalog(
    * @param replaceable whether {@code create} alone turns any earlier definition into this one
    *     ({@code CREATE OR REPLACE FUNCTION}, {@code COMMENT ON}, a restated {@code GRANT})
    * @param labels an enum's labels in order; a domain's parts ({@link DomainChange}); a table
-   *     storage's ({@link TableStorage}); a function's or procedure's result and parameters ({@code
-   *     returns TYPE}, {@code (ARGUMENTS)}, {@code signature NAME(TYPES)}); empty for other kinds
+   *     storage's ({@link TableStorage}); a composite type's SQL name and attributes ({@link
+   *     CompositeChange}); a function's or procedure's result and parameters ({@code returns TYPE},
+   *     {@code (ARGUMENTS)}, {@code signature NAME(TYPES)}); empty for other kinds
    * @param requires the keys of the items it depends on ({@code pg_depend})
    * @param uses the {@code table.column} names (or {@code table} for a whole row) it depends on
    * @param refusal why the tool cannot migrate it, or null

@@ -51,6 +51,10 @@ public final class SchemaDiff {
    * @param jdbcUrl the server to use, or null for an embedded PostgreSQL in a temporary directory
    * @param failOn which changes fail the diff
    * @param online whether to print the online plan ({@code --online})
+   * @param using the author's conversions of columns whose type changes ({@code --using}, see
+   *     {@link Using#parse}): {@code table.column} to the {@code USING} expression; each must name
+   *     a column whose type changes, else {@link SchemaDiff#run} throws a {@link
+   *     SchemaDiffException} naming {@code --using}
    */
   public record Request(
       String base,
@@ -60,13 +64,48 @@ public final class SchemaDiff {
       Map<String, String> headPlaceholders,
       String jdbcUrl,
       FailOn failOn,
-      boolean online) {
+      boolean online,
+      Map<String, String> using) {
 
-    /** Copies the placeholders. */
+    /** Copies the placeholders and conversions. */
     public Request {
       placeholders = Map.copyOf(placeholders);
       basePlaceholders = Map.copyOf(basePlaceholders);
       headPlaceholders = Map.copyOf(headPlaceholders);
+      using = Map.copyOf(using);
+    }
+
+    /**
+     * A request without {@code --using} conversions.
+     *
+     * @param base the base set's path
+     * @param head the head set's path
+     * @param placeholders placeholders for both sets
+     * @param basePlaceholders placeholders for the base only
+     * @param headPlaceholders placeholders for the head only
+     * @param jdbcUrl the server, or null for an embedded PostgreSQL
+     * @param failOn which changes fail the diff
+     * @param online whether to print the online plan
+     */
+    public Request(
+        String base,
+        String head,
+        Map<String, String> placeholders,
+        Map<String, String> basePlaceholders,
+        Map<String, String> headPlaceholders,
+        String jdbcUrl,
+        FailOn failOn,
+        boolean online) {
+      this(
+          base,
+          head,
+          placeholders,
+          basePlaceholders,
+          headPlaceholders,
+          jdbcUrl,
+          failOn,
+          online,
+          Map.of());
     }
 
     /** The base's placeholders: the common ones, then the base's own. */
@@ -141,11 +180,12 @@ public final class SchemaDiff {
       SchemaCatalog before = pg.apply(base, "base", request.forBase()).catalog();
       ScratchPostgres.Checked headSet = pg.applyWithFingerprint(head, "head", request.forHead());
       SchemaCatalog after = headSet.applied().catalog();
+      Using.validate(request.using(), before, after);
       PullRequestReview.Outcome review =
           reviewStatements
               ? PullRequestReview.run(pg, base, head, request.forBase(), request.forHead())
               : new PullRequestReview.Outcome(dev.ledger.diff.review.Review.none(), null);
-      CatalogDiff diff = review.diff(before, after, request.online());
+      CatalogDiff diff = review.diff(before, after, request.online(), request.using());
       Verification verification =
           verify(pg, base, request.forBase(), diff, after, headSet.fingerprint());
       return new Compared(
@@ -217,7 +257,7 @@ public final class SchemaDiff {
     // Run even when the diff is empty: a difference the differ does not model at all leaves it
     // empty, and only the catalog rows of base plus nothing can show it.
     List<String> script = diff.script();
-    ScratchPostgres.Checked checked = pg.check(base, placeholders, script);
+    ScratchPostgres.Checked checked = pg.check(base, placeholders, script, diff.rowChecks());
     if (checked.applied() == null) {
       CatalogDiff.Statement failed = diff.statements().get(checked.failedAt());
       if (failed.change().kind() == Change.Kind.COLUMN
@@ -229,7 +269,24 @@ public final class SchemaDiff {
                 + failed.change().before()
                 + " to "
                 + failed.change().after()
-                + ": write the ALTER COLUMN ... TYPE ... USING expression yourself)");
+                + ": give the conversion with --using "
+                + failed.change().table()
+                + "."
+                + failed.change().name()
+                + "=EXPR, an expression over the old value)");
+        return new Verification(Verification.Status.REFUSED, null, null, null, List.of(), refused);
+      }
+      if (failed.change().kind() == Change.Kind.COMPOSITE_TYPE
+          && checked.error().contains("cannot cast type ")) {
+        // A retyped attribute of a composite type in use, with no cast between its types.
+        java.util.regex.Matcher cast = NO_CAST.matcher(checked.error());
+        refused.add(
+            describe(failed.change())
+                + " (no cast"
+                + (cast.find() ? " from " + cast.group(1) + " to " + cast.group(2) : "")
+                + " for an attribute it retypes while columns use it: convert the columns yourself,"
+                + " a new type and ALTER COLUMN ... TYPE ... USING an expression over the old"
+                + " value)");
         return new Verification(Verification.Status.REFUSED, null, null, null, List.of(), refused);
       }
       return new Verification(
@@ -248,6 +305,14 @@ public final class SchemaDiff {
         remaining.add(name);
       }
     }
+    List<String> rows = new ArrayList<>();
+    for (RowCheckRun.Outcome o : checked.rows()) {
+      switch (o.status()) {
+        case UNWRITABLE -> refused.add(o.sentence());
+        case LOST -> remaining.add(o.sentence());
+        default -> rows.add(o.sentence());
+      }
+    }
     if (!refused.isEmpty()) {
       return new Verification(Verification.Status.REFUSED, null, null, null, remaining, refused);
     }
@@ -261,8 +326,14 @@ public final class SchemaDiff {
     if (!refused.isEmpty()) {
       return new Verification(Verification.Status.REFUSED, null, null, null, List.of(), refused);
     }
-    return new Verification(Verification.Status.EXACT, null, null, null, List.of(), List.of());
+    return new Verification(
+        Verification.Status.EXACT, null, null, null, List.of(), List.of(), rows);
   }
+
+  /** PostgreSQL's error for a missing cast: the two types. */
+  private static final java.util.regex.Pattern NO_CAST =
+      java.util.regex.Pattern.compile(
+          "cannot cast type (.+?) to (.+?)(?:  ?Position: | \\(SQL state|\\n|$)");
 
   private static String describe(Change c) {
     return c.kind().label()

@@ -160,7 +160,7 @@ public final class ScratchPostgres implements AutoCloseable {
    *     database does
    */
   public AppliedSet apply(MigrationSource source, String role, Map<String, String> placeholders) {
-    return applyThen(source, role, placeholders, List.of(), false).applied();
+    return applyThen(source, role, placeholders, List.of(), false, List.of()).applied();
   }
 
   /**
@@ -174,7 +174,7 @@ public final class ScratchPostgres implements AutoCloseable {
    */
   Checked applyWithFingerprint(
       MigrationSource source, String role, Map<String, String> placeholders) {
-    return applyThen(source, role, placeholders, List.of(), true);
+    return applyThen(source, role, placeholders, List.of(), true, List.of());
   }
 
   /**
@@ -185,8 +185,24 @@ public final class ScratchPostgres implements AutoCloseable {
    *     script failed
    * @param failedAt the index in the script of the statement that failed, or -1
    * @param error the failing statement's error, one line, or null
+   * @param rows what the row checks found ({@link RowCheckRun}); empty when there are none
    */
-  record Checked(AppliedSet applied, CatalogFingerprint fingerprint, int failedAt, String error) {}
+  record Checked(
+      AppliedSet applied,
+      CatalogFingerprint fingerprint,
+      int failedAt,
+      String error,
+      List<RowCheckRun.Outcome> rows) {
+
+    Checked(AppliedSet applied, CatalogFingerprint fingerprint, int failedAt, String error) {
+      this(applied, fingerprint, failedAt, error, List.of());
+    }
+
+    /** Copies the list. */
+    Checked {
+      rows = List.copyOf(rows);
+    }
+  }
 
   /**
    * Checks a script: applies a migration set to a new scratch schema, runs the script there with
@@ -202,7 +218,26 @@ public final class ScratchPostgres implements AutoCloseable {
    * @throws SchemaDiffException when the base's migrations fail or the database does
    */
   Checked check(MigrationSource source, Map<String, String> placeholders, List<String> script) {
-    return applyThen(source, "check", placeholders, script, true);
+    return check(source, placeholders, script, List.of());
+  }
+
+  /**
+   * Checks a script like {@link #check(MigrationSource, Map, List)}, with sample rows written into
+   * the base's tables before it runs and found again after ({@link RowCheckRun}).
+   *
+   * @param source the base's scripts, not null
+   * @param placeholders Flyway placeholders for the base
+   * @param script the statements to check, in order
+   * @param rowChecks the sample rows of each rebuilt table
+   * @return what the script left, or where it failed, and what the row checks found
+   * @throws SchemaDiffException when the base's migrations fail or the database does
+   */
+  Checked check(
+      MigrationSource source,
+      Map<String, String> placeholders,
+      List<String> script,
+      List<PartitionRebuild.RowCheck> rowChecks) {
+    return applyThen(source, "check", placeholders, script, true, rowChecks);
   }
 
   /**
@@ -270,7 +305,8 @@ public final class ScratchPostgres implements AutoCloseable {
       String role,
       Map<String, String> placeholders,
       List<String> script,
-      boolean fingerprint) {
+      boolean fingerprint,
+      List<PartitionRebuild.RowCheck> rowChecks) {
     if (!ROLE.matcher(role).matches()) {
       throw new IllegalArgumentException("role: lowercase letters only, got " + role);
     }
@@ -285,20 +321,32 @@ public final class ScratchPostgres implements AutoCloseable {
     try {
       MigrateResult result = flyway(source, schema, placeholders).load().migrate();
       try (Connection c = dataSource.getConnection()) {
+        RowCheckRun rows = new RowCheckRun(rowChecks, this::redact);
+        if (!rowChecks.isEmpty()) {
+          rows.before(c, schema);
+        }
         if (!script.isEmpty()) {
           Checked failed = run(c, schema, script);
           if (failed != null) {
             return failed;
           }
         }
+        if (!rowChecks.isEmpty()) {
+          rows.after(c, schema);
+        }
         Set<String> others = schemaNames(c);
         others.removeAll(before);
         others.remove(schema);
         SchemaCatalog catalog =
             new CatalogReader(c, schema, List.copyOf(others), HISTORY_TABLE).read();
-        CatalogFingerprint rows =
+        CatalogFingerprint fingerprintRows =
             fingerprint ? CatalogFingerprint.read(c, schema, List.copyOf(others)) : null;
-        return new Checked(new AppliedSet(catalog, result.targetSchemaVersion), rows, -1, null);
+        return new Checked(
+            new AppliedSet(catalog, result.targetSchemaVersion),
+            fingerprintRows,
+            -1,
+            null,
+            rows.outcomes());
       }
     } catch (FlywayException e) {
       failure = MigrationErrors.describe(role, source, e, this::redact);

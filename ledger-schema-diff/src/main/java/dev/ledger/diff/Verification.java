@@ -15,6 +15,10 @@ import java.util.List;
  *     from the head, e.g. {@code view active_tasks}; else empty
  * @param refused the changes the tool refuses to make, each with why, e.g. {@code table events:
  *     PostgreSQL cannot change how a table is partitioned ...}; empty when none
+ * @param rows for a script that makes a table again with its rows, what its sample rows showed on
+ *     the scratch schema, e.g. {@code the copy of `k` checked with 4 rows: each kept, in its
+ *     partition (k_eu, k_us)}, or why the copy was not checked with rows; empty when no table is
+ *     made again
  */
 public record Verification(
     Status status,
@@ -22,12 +26,34 @@ public record Verification(
     String failedChange,
     String error,
     List<String> remaining,
-    List<String> refused) {
+    List<String> refused,
+    List<String> rows) {
 
   /** Copies the lists. */
   public Verification {
     remaining = List.copyOf(remaining);
     refused = List.copyOf(refused);
+    rows = List.copyOf(rows);
+  }
+
+  /**
+   * A verification of a script that makes no table again with its rows.
+   *
+   * @param status the outcome
+   * @param failedStatement the statement that failed, or null
+   * @param failedChange the change it belongs to, or null
+   * @param error PostgreSQL's error, or null
+   * @param remaining what still differs
+   * @param refused the refused changes
+   */
+  public Verification(
+      Status status,
+      String failedStatement,
+      String failedChange,
+      String error,
+      List<String> remaining,
+      List<String> refused) {
+    this(status, failedStatement, failedChange, error, remaining, refused, List.of());
   }
 
   /** The outcomes of a check. */
@@ -67,7 +93,9 @@ public record Verification(
    */
   public String sentence() {
     return switch (status) {
-      case EXACT -> "checked: the base plus this SQL gives exactly the head";
+      case EXACT ->
+          "checked: the base plus this SQL gives exactly the head"
+              + (rows.isEmpty() ? "" : "; " + String.join("; ", rows));
       case REFUSED -> "REFUSED: the tool cannot migrate " + String.join("; ", refused);
       case SQL_FAILED ->
           "NOT SAFE TO RUN: checked on a scratch schema, this SQL fails at "

@@ -6,9 +6,14 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import javax.sql.DataSource;
 
 /** Writes migration sets and runs {@link SchemaDiff} on them, for the library's tests. */
 final class Diffs {
@@ -100,6 +105,22 @@ final class Diffs {
   }
 
   /**
+   * The first change of a report with this name, as JSON; fails when there is none.
+   *
+   * @param report the report
+   * @param name the change's {@code name}
+   * @return the change
+   */
+  static JsonNode change(DiffReport report, String name) {
+    for (JsonNode c : json(report).get("changes")) {
+      if (c.get("name").asText().equals(name)) {
+        return c;
+      }
+    }
+    throw new AssertionError("no change named " + name + " in " + json(report).get("changes"));
+  }
+
+  /**
    * The one change of a report, as JSON; fails unless there is exactly one.
    *
    * @param report the report
@@ -111,5 +132,47 @@ final class Diffs {
       throw new AssertionError("expected one change, got " + changes);
     }
     return changes.get(0);
+  }
+
+  /**
+   * Runs the base's DDL, then a script, on a new schema, and reads a query's rows; the schema is
+   * dropped after.
+   *
+   * @param dataSource the server
+   * @param schema the new schema's name
+   * @param baseDdl the base's DDL
+   * @param script the statements to run after it, in order
+   * @param query a query over the schema
+   * @return each row as its values' text joined by a space ({@code null} for SQL NULL)
+   * @throws SQLException when a statement fails
+   */
+  static List<String> applyAndRead(
+      DataSource dataSource, String schema, String baseDdl, List<String> script, String query)
+      throws SQLException {
+    try (Connection c = dataSource.getConnection();
+        Statement s = c.createStatement()) {
+      s.execute("CREATE SCHEMA " + schema);
+      try {
+        s.execute("SET search_path TO " + schema);
+        s.execute(baseDdl);
+        for (String statement : script) {
+          s.execute(statement);
+        }
+        List<String> rows = new ArrayList<>();
+        try (ResultSet r = s.executeQuery(query)) {
+          while (r.next()) {
+            List<String> values = new ArrayList<>();
+            for (int i = 1; i <= r.getMetaData().getColumnCount(); i++) {
+              values.add(String.valueOf(r.getString(i)));
+            }
+            rows.add(String.join(" ", values));
+          }
+        }
+        return rows;
+      } finally {
+        s.execute("RESET search_path");
+        s.execute("DROP SCHEMA " + schema + " CASCADE");
+      }
+    }
   }
 }

@@ -101,11 +101,13 @@ class LedgerHistoryTest {
             "- function ledger_task_filed() added safe",
             "- function ledger_task_status_changed() added safe",
             "- function ledger_tasks_completion_changed() added safe",
+            "- function ledger_tasks_filed() added safe",
             "- function tasks_notify_workers() added safe",
             "events trigger feed_events_inserted on events added safe",
             "tasks trigger ledger_task_filed on tasks added safe",
             "tasks trigger ledger_task_inserted_completed on tasks added safe",
             "tasks trigger ledger_tasks_completion_changed on tasks added safe",
+            "tasks trigger ledger_tasks_filed on tasks added safe",
             "tasks trigger tasks_notify_workers on tasks added safe");
     Map<String, String> after = new HashMap<>();
     for (JsonNode c : Diffs.json(result).get("changes")) {
@@ -122,8 +124,8 @@ class LedgerHistoryTest {
     assertThat(after.get("tasks_by_origin")).isEqualTo("btree (origin) WHERE origin IS NOT NULL");
     assertThat(Diffs.json(result).get("verdict").asText())
         .isEqualTo(
-            "Schema diff: 60 changes (5 locking, 55 safe); checked: the base plus this SQL gives"
-                + " exactly the head; the pull request's 38 statements measured: 5 warnings.");
+            "Schema diff: 62 changes (5 locking, 57 safe); checked: the base plus this SQL gives"
+                + " exactly the head; the pull request's 44 statements measured: 5 warnings.");
   }
 
   @Test
@@ -184,11 +186,13 @@ class LedgerHistoryTest {
             "- function ledger_task_filed() added safe",
             "- function ledger_task_status_changed() added safe",
             "- function ledger_tasks_completion_changed() added safe",
+            "- function ledger_tasks_filed() added safe",
             "- function tasks_notify_workers() added safe",
             "events trigger feed_events_inserted on events added safe",
             "tasks trigger ledger_task_filed on tasks added safe",
             "tasks trigger ledger_task_inserted_completed on tasks added safe",
             "tasks trigger ledger_tasks_completion_changed on tasks added safe",
+            "tasks trigger ledger_tasks_filed on tasks added safe",
             "tasks trigger tasks_notify_workers on tasks added safe");
     JsonNode version = Diffs.json(result).get("changes").get(13);
     assertThat(version.get("before").asText()).isEqualTo("UNIQUE btree (entry, tier, digest)");
@@ -228,6 +232,15 @@ class LedgerHistoryTest {
             "ledger_feed_consumers column missed_seq added safe",
             "ledger_feed_consumers column missed_later added safe",
             "ledger_feed_consumers constraint ledger_feed_consumers_pkey added safe",
+            "ledger_feed_erasures table ledger_feed_erasures added safe",
+            "ledger_feed_erasures column id added safe",
+            "ledger_feed_erasures column consumer added safe",
+            "ledger_feed_erasures column domain added safe",
+            "ledger_feed_erasures column task_id added safe",
+            "ledger_feed_erasures column seqs added safe",
+            "ledger_feed_erasures column erased_at added safe",
+            "ledger_feed_erasures constraint ledger_feed_erasures_pkey added safe",
+            "ledger_feed_erasures sequence ledger_feed_erasures_id_seq added safe",
             "ledger_retention table ledger_retention added safe",
             "ledger_retention column domain added safe",
             "ledger_retention column retention_seconds added safe",
@@ -276,7 +289,7 @@ class LedgerHistoryTest {
             "ledger_tasks trigger ledger_route_completed_deleted on ledger_tasks added safe",
             "ledger_tasks trigger ledger_route_completed_inserted on ledger_tasks added safe",
             "ledger_tasks trigger ledger_routes_completed_changed on ledger_tasks added safe");
-    JsonNode change = Diffs.json(result).get("changes").get(61);
+    JsonNode change = Diffs.json(result).get("changes").get(70);
     assertThat(change.get("table").asText()).isEqualTo("ledger_tasks");
     assertThat(change.get("name").asText()).isEqualTo("completed");
     assertThat(change.get("after").asText()).isEqualTo("boolean DEFAULT false NOT NULL");

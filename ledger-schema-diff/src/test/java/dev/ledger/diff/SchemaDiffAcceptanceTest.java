@@ -42,7 +42,7 @@ import org.junit.jupiter.api.io.TempDir;
  * run finds the schemas a set created by comparing schema names, so two runs must not share a
  * database).
  */
-// slow (482 cases): run on purpose, -Dledger.test.groups=slow
+// slow (559 cases): run on purpose, -Dledger.test.groups=slow
 @Tag("slow")
 class SchemaDiffAcceptanceTest {
 
@@ -83,12 +83,15 @@ class SchemaDiffAcceptanceTest {
   @TestFactory
   Stream<DynamicTest> every_case_round_trips_or_is_refused_by_name() {
     List<AcceptanceCases.Case> all = AcceptanceCases.all();
+    assertThat(all).as("the suite's size").hasSize(AcceptanceCasesTest.CASES);
     assertThat(all.stream().map(AcceptanceCases.Case::name).distinct().count())
         .as("case names are unique")
         .isEqualTo(all.size());
-    // -Dacceptance.only=TEXT: only the cases whose name holds TEXT (while working on some)
-    String only = System.getProperty("acceptance.only", "");
-    List<AcceptanceCases.Case> cases = all.stream().filter(c -> c.name().contains(only)).toList();
+    // -Dacceptance.only=TEXT[|TEXT...]: only the cases whose name holds one of the TEXTs (while
+    // working on some)
+    List<String> only = List.of(System.getProperty("acceptance.only", "").split("\\|", -1));
+    List<AcceptanceCases.Case> cases =
+        all.stream().filter(c -> only.stream().anyMatch(c.name()::contains)).toList();
     List<Future<DiffReport>> reports = new ArrayList<>();
     for (int i = 0; i < cases.size(); i++) {
       AcceptanceCases.Case c = cases.get(i);

@@ -146,10 +146,40 @@ class StatementReviewTest {
     JsonNode s = onlyStatement(report);
     assertThat(s.get("transactional").asBoolean()).isFalse();
     assertThat(s.get("locks")).isEmpty();
+    assertThat(s.get("locksMeasured").asBoolean()).isFalse();
+    assertThat(s.get("documentedLocks").toString())
+        .isEqualTo("[{\"relation\":\"orders\",\"mode\":\"ShareUpdateExclusiveLock\"}]");
     assertThat(s.get("scans")).isEmpty();
     assertThat(s.get("findings")).isEmpty();
     assertThat(report.markdown())
-        .contains("not read: cannot run inside a transaction block, ran on its own");
+        .contains(
+            "| not measured: cannot run inside a transaction block, ran on its own; documented"
+                + " for its kind: `orders` ShareUpdateExclusiveLock |");
+  }
+
+  @Test
+  void drop_index_concurrently_reports_the_documented_locks_on_the_index_and_its_table() {
+    DiffReport report =
+        diff(
+            "V2__index.sql",
+            "CREATE INDEX orders_note ON orders (note);",
+            "V3__drop.sql",
+            "DROP INDEX CONCURRENTLY IF EXISTS \"orders_note\";");
+    assertThat(report.verified()).as(report.verdict()).isTrue();
+    JsonNode statements = Diffs.json(report).get("statements");
+    assertThat(statements).hasSize(2);
+    JsonNode measured = statements.get(0);
+    assertThat(measured.get("locksMeasured").asBoolean()).isTrue();
+    assertThat(measured.get("documentedLocks")).isEmpty();
+    JsonNode drop = statements.get(1);
+    assertThat(drop.get("transactional").asBoolean()).isFalse();
+    assertThat(drop.get("locksMeasured").asBoolean()).isFalse();
+    assertThat(locks(drop)).isEmpty();
+    List<String> documented = new ArrayList<>();
+    drop.get("documentedLocks")
+        .forEach(l -> documented.add(l.get("relation").asText() + " " + l.get("mode").asText()));
+    assertThat(documented)
+        .containsExactly("orders ShareUpdateExclusiveLock", "orders_note ShareUpdateExclusiveLock");
   }
 
   @Test
@@ -191,6 +221,26 @@ class StatementReviewTest {
             "- **error** `edited-migration`: `V1__orders.sql`, which the base applied, is edited")
         .contains(
             "> The head rewrites the base's migration history, so its statements are not measured one by one");
+  }
+
+  @Test
+  void an_edited_applied_migration_fails_every_rule_but_never_even_when_each_change_is_safe() {
+    Path base = Diffs.migrations(temp.resolve("base"), "V1__orders.sql", ORDERS);
+    Path head =
+        Diffs.migrations(
+            temp.resolve("head"),
+            "V1__orders.sql",
+            ORDERS.replace("note text", "note text, placed timestamptz"));
+    for (FailOn rule : FailOn.values()) {
+      DiffReport report = SchemaDiff.run(Diffs.request(base, head, PG.jdbcUrl(), rule, false));
+      assertThat(Diffs.changeLines(report)).containsExactly("orders column placed added safe");
+      assertThat(rules(Diffs.json(report).get("findings")))
+          .containsExactly("error edited-migration");
+      assertThat(report.failed()).as(rule.label()).isEqualTo(rule != FailOn.NEVER);
+      if (rule == FailOn.DESTRUCTIVE) {
+        assertThat(report.verdict()).contains("; fails --fail-on destructive (an error finding);");
+      }
+    }
   }
 
   @Test
@@ -241,6 +291,8 @@ class StatementReviewTest {
             "sql",
             "transactional",
             "locks",
+            "locksMeasured",
+            "documentedLocks",
             "rewrites",
             "scans",
             "renames",

@@ -45,19 +45,27 @@ class VerificationTest {
             false));
   }
 
+  /**
+   * A row holding an enum value the head removes: converting its column to the enum swapped in
+   * fails on it.
+   */
+  private static final String GREEN = "INSERT INTO t VALUES ('green');";
+
   @Test
   void sql_that_fails_on_the_scratch_schema_is_unverified_naming_the_change_and_the_statement() {
     DiffReport result =
         diff(
-            "CREATE TYPE color AS ENUM ('red', 'green');\nCREATE TABLE t (c color);",
+            "CREATE TYPE color AS ENUM ('red', 'green');\nCREATE TABLE t (c color);\n" + GREEN,
             "CREATE TYPE color AS ENUM ('red');\nCREATE TABLE t (c color);");
     assertThat(result.verified()).isFalse();
     JsonNode check = Diffs.json(result).get("verification");
     assertThat(check.get("status").asText()).isEqualTo("sql failed");
     assertThat(check.get("failedChange").asText()).isEqualTo("enum `color`");
-    assertThat(check.get("failedStatement").asText()).isEqualTo("DROP TYPE color;");
+    assertThat(check.get("failedStatement").asText())
+        .isEqualTo(
+            "ALTER TABLE t ALTER COLUMN c TYPE color_ledger_new USING c::text::color_ledger_new;");
     assertThat(check.get("error").asText())
-        .startsWith("ERROR: cannot drop type color because other objects depend on it");
+        .startsWith("ERROR: invalid input value for enum color_ledger_new: \"green\"");
     assertThat(Diffs.json(result).get("verdict").asText())
         .startsWith(
             "Schema diff: 1 change (1 destructive); NOT SAFE TO RUN: checked on a scratch schema,"
@@ -68,14 +76,16 @@ class VerificationTest {
   void markdown_of_a_failing_script_says_not_to_run_it() {
     DiffReport result =
         diff(
-            "CREATE TYPE color AS ENUM ('red', 'green');\nCREATE TABLE t (c color);",
+            "CREATE TYPE color AS ENUM ('red', 'green');\nCREATE TABLE t (c color);\n" + GREEN,
             "CREATE TYPE color AS ENUM ('red');\nCREATE TABLE t (c color);");
     assertThat(result.verified()).isFalse();
     assertThat(result.markdown())
         .contains(
             "> **Do not run this SQL as it is.** NOT SAFE TO RUN: checked on a scratch schema,"
                 + " this SQL fails at enum `color`")
-        .contains("> Failing statement: `DROP TYPE color;`");
+        .contains(
+            "> Failing statement: `ALTER TABLE t ALTER COLUMN c TYPE color_ledger_new USING"
+                + " c::text::color_ledger_new;`");
   }
 
   @Test
@@ -89,8 +99,9 @@ class VerificationTest {
     assertThat(check.get("status").asText()).isEqualTo("refused");
     assertThat(check.get("refused").get(0).asText())
         .isEqualTo(
-            "column `ts` on `events` (no cast from bigint to timestamp without time zone: write"
-                + " the ALTER COLUMN ... TYPE ... USING expression yourself)");
+            "column `ts` on `events` (no cast from bigint to timestamp without time zone: give"
+                + " the conversion with --using events.ts=EXPR, an expression over the old"
+                + " value)");
   }
 
   @Test

@@ -3,7 +3,9 @@ package dev.ledger.spring;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ledger.Ledger;
+import dev.ledger.Redaction;
 import dev.ledger.TaskSpec;
+import dev.ledger.feed.FeedErasure;
 import dev.ledger.feed.FeedEvent;
 import dev.ledger.testing.PostgresExtension;
 import dev.ledger.testing.TestServer;
@@ -29,7 +31,7 @@ class LedgerFeedAutoConfigurationTest {
   private String database;
 
   private ApplicationContextRunner runner() throws SQLException {
-    database = PostgresExtension.newDatabase();
+    database = PostgresExtension.newDatabase(TestServer.ownCluster());
     return new ApplicationContextRunner()
         .withConfiguration(
             AutoConfigurations.of(
@@ -38,7 +40,7 @@ class LedgerFeedAutoConfigurationTest {
                 LedgerAutoConfiguration.class,
                 LedgerFeedAutoConfiguration.class))
         .withPropertyValues(
-            "spring.datasource.url=" + TestServer.get().urlFor(database),
+            "spring.datasource.url=" + TestServer.ownCluster().urlFor(database),
             "spring.datasource.hikari.maximum-pool-size=6",
             "spring.flyway.enabled=false",
             "ledger.migration.domains=orders",
@@ -47,12 +49,14 @@ class LedgerFeedAutoConfigurationTest {
 
   @AfterEach
   void dropDatabase() throws SQLException {
-    PostgresExtension.dropDatabase(database);
+    PostgresExtension.dropDatabase(TestServer.ownCluster(), database);
   }
 
-  /** Records the kinds it got. */
+  /** Records the kinds and seqs it got, and the erased items. */
   static final class Mirror implements LedgerFeedHandler {
     final List<String> kinds = new CopyOnWriteArrayList<>();
+    final List<Long> seqs = new CopyOnWriteArrayList<>();
+    final List<FeedErasure> erasures = new CopyOnWriteArrayList<>();
 
     @Override
     public String consumer() {
@@ -72,6 +76,12 @@ class LedgerFeedAutoConfigurationTest {
     @Override
     public void handle(List<FeedEvent> events, Connection transaction) {
       events.forEach(e -> kinds.add(e.kind()));
+      events.forEach(e -> seqs.add(e.seq()));
+    }
+
+    @Override
+    public void erased(List<FeedErasure> items, Connection transaction) {
+      erasures.addAll(items);
     }
   }
 
@@ -99,7 +109,9 @@ class LedgerFeedAutoConfigurationTest {
               lifecycle[0] = ctx.getBean(LedgerFeedLifecycle.class);
               assertThat(lifecycle[0].isRunning()).isTrue();
               Ledger ledger = ctx.getBean(Ledger.class);
-              ledger.fileAndAdmit(TaskSpec.builder("orders", "Ship o1").build());
+              String id =
+                  ledger.fileAndAdmit(
+                      TaskSpec.builder("orders", "Ship o1").origin("shop", "o1").build());
               Mirror mirror = ctx.getBean(Mirror.class);
               SimpleMeterRegistry registry = ctx.getBean(SimpleMeterRegistry.class);
               Instant deadline = Instant.now().plus(Duration.ofSeconds(60));
@@ -135,6 +147,16 @@ class LedgerFeedAutoConfigurationTest {
                           .gauge()
                           .value())
                   .isZero();
+              // scrubbed after delivery: the bean's erased(...) gets the task and its seqs
+              List<Long> delivered = List.copyOf(mirror.seqs);
+              assertThat(ledger.scrubTasks("orders", "shop", Redaction.ERASED)).isEqualTo(1);
+              Instant erasedBy = Instant.now().plus(Duration.ofSeconds(60));
+              while (mirror.erasures.isEmpty() && Instant.now().isBefore(erasedBy)) {
+                Thread.sleep(20);
+              }
+              assertThat(mirror.erasures)
+                  .extracting(FeedErasure::taskId, FeedErasure::seqs)
+                  .containsExactly(org.assertj.core.api.Assertions.tuple(id, delivered));
             });
     assertThat(lifecycle[0].isRunning()).isFalse();
     assertThat(lifecycle[0].runners()).isEmpty();

@@ -8,6 +8,7 @@ import dev.ledger.diff.DiffReport;
 import dev.ledger.diff.FailOn;
 import dev.ledger.diff.SchemaDiff;
 import dev.ledger.diff.SchemaDiffException;
+import dev.ledger.diff.Using;
 import dev.ledger.diff.against.AgainstReport;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -172,6 +173,15 @@ public final class SchemaDiffCommand implements Callable<Integer> {
   private List<String> headPlaceholderArgs = new ArrayList<>();
 
   @Option(
+      names = "--using",
+      paramLabel = "TABLE.COLUMN=EXPR",
+      description =
+          "Convert a column whose type changes with this expression (ALTER COLUMN ... TYPE ..."
+              + " USING EXPR) instead of a cast, e.g. events.ts=to_timestamp(ts); repeatable, each"
+              + " column once. Needed where the types have no cast (refused otherwise).")
+  private List<String> usingArgs = new ArrayList<>();
+
+  @Option(
       names = "--url",
       paramLabel = "JDBC",
       description = {
@@ -211,6 +221,7 @@ public final class SchemaDiffCommand implements Callable<Integer> {
           placeholders("--base-placeholder", basePlaceholderArgs);
       Map<String, String> headPlaceholders =
           placeholders("--head-placeholder", headPlaceholderArgs);
+      Map<String, String> using = Using.parse(usingArgs);
       AdviceConfig config = extra.validate();
       SchemaDiff.Compared compared =
           SchemaDiff.compare(
@@ -222,7 +233,8 @@ public final class SchemaDiffCommand implements Callable<Integer> {
                   headPlaceholders,
                   url,
                   failOn,
-                  online));
+                  online,
+                  using));
       DiffReport report = config.apply(compared.report());
       AgainstReport against = extra.check(compared);
       out.print(AgainstOptions.print(report, against, json ? Format.JSON : format));

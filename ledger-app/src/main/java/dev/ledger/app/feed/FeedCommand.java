@@ -2,6 +2,7 @@ package dev.ledger.app.feed;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.ledger.Ledger;
 import dev.ledger.app.BaseCommand;
@@ -12,12 +13,17 @@ import dev.ledger.app.Output;
 import dev.ledger.app.StopHook;
 import dev.ledger.feed.Feed;
 import dev.ledger.feed.FeedBatch;
+import dev.ledger.feed.FeedBehindRetentionException;
+import dev.ledger.feed.FeedErasure;
 import dev.ledger.feed.FeedEvent;
+import dev.ledger.feed.FeedHandler;
 import dev.ledger.feed.FeedRunner;
 import dev.ledger.feed.FeedSpec;
 import java.io.PrintWriter;
+import java.sql.Connection;
 import java.time.Duration;
 import java.util.List;
+import java.util.stream.Collectors;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -99,6 +105,13 @@ public final class FeedCommand extends BaseCommand {
               + " ${DEFAULT-VALUE}).")
   Duration poll;
 
+  @Option(
+      names = "--accept-loss",
+      description =
+          "When a retention purge removed events the consumer had not received, accept the"
+              + " loss and go on (default: exit 10 and print nothing past the gap).")
+  boolean acceptLoss;
+
   /** How long a run without {@code --follow} waits beyond the lease for another reader's. */
   private static final Duration ACQUIRE_SLACK = Duration.ofSeconds(1);
 
@@ -150,25 +163,71 @@ public final class FeedCommand extends BaseCommand {
         Thread.sleep(200);
       }
       while (!stop.requested()) {
-        FeedBatch b = feed.poll();
+        FeedBatch b;
+        try {
+          b = feed.poll();
+        } catch (FeedBehindRetentionException behind) {
+          if (!acceptLoss) {
+            throw behind; // exit 10, the error naming the consumer and domain
+          }
+          acceptLoss(feed, behind);
+          continue;
+        }
         if (b.isEmpty()) {
           break;
         }
         print(out, b.events());
+        printErased(out, b.erasures());
         feed.commit(b);
       }
       return ExitCodes.OK;
     }
   }
 
+  /** Accepts the loss, saying so on stderr (stdout stays the events). */
+  private void acceptLoss(Feed feed, FeedBehindRetentionException behind) {
+    feed.acceptLoss(behind.domain());
+    PrintWriter err = spec.commandLine().getErr();
+    err.println(
+        "warning: --accept-loss: consumer '"
+            + behind.consumer()
+            + "' goes on in domain '"
+            + behind.domain()
+            + "' past events a retention purge removed before it received them");
+    err.flush();
+  }
+
   /** Follows until SIGTERM, through a {@link FeedRunner}. */
   private int follow(
       Ledger ledger, DatabaseOptions.OpenDatabase db, FeedSpec feedSpec, PrintWriter out)
       throws InterruptedException {
+    if (!acceptLoss) {
+      // a consumer already behind the retention horizon fails now, as without --follow (a loss
+      // later, while following, is logged and counted by the runner, which reads on once someone
+      // accepts it); a poll without a commit moves no checkpoint
+      try (Feed probe = ledger.feed(feedSpec)) {
+        if (probe.acquire() || !probe.held().isEmpty()) {
+          probe.poll();
+        }
+      }
+    }
+    FeedHandler printer =
+        new FeedHandler() {
+          @Override
+          public void handle(List<FeedEvent> events, Connection tx) {
+            print(out, events);
+          }
+
+          @Override
+          public void erased(List<FeedErasure> erasures, Connection tx) {
+            printErased(out, erasures);
+          }
+        };
     FeedRunner runner =
-        FeedRunner.builder(ledger, feedSpec, db.dataSource(), (events, tx) -> print(out, events))
+        FeedRunner.builder(ledger, feedSpec, db.dataSource(), printer)
             .pollInterval(poll)
             .stopTimeout(lease)
+            .acceptLoss(acceptLoss)
             .build();
     StopHook.untilStopped("ledger-feed-shutdown", runner::start, runner::close);
     return ExitCodes.OK;
@@ -180,6 +239,7 @@ public final class FeedCommand extends BaseCommand {
         if (json) {
           ObjectNode line =
               Output.object()
+                  .put("type", "event")
                   .put("domain", e.domain())
                   .put("seq", e.seq())
                   .put("task_id", e.taskId())
@@ -204,6 +264,39 @@ public final class FeedCommand extends BaseCommand {
                   + e.taskId()
                   + "\t"
                   + Output.escape(e.payload()));
+        }
+      }
+      out.flush();
+    }
+  }
+
+  /**
+   * Prints {@code erased} items: {@code {"type":"erased","domain","task_id","seqs","at"}} with
+   * {@code --json}, else a line shaped as an event's with {@code -} for the seq, {@code erased} for
+   * the kind and the seqs where the payload goes.
+   */
+  private void printErased(PrintWriter out, List<FeedErasure> erasures) {
+    synchronized (out) {
+      for (FeedErasure e : erasures) {
+        if (json) {
+          ObjectNode line =
+              Output.object()
+                  .put("type", "erased")
+                  .put("domain", e.domain())
+                  .put("task_id", e.taskId());
+          ArrayNode seqs = line.putArray("seqs");
+          e.seqs().forEach(seqs::add);
+          line.put("at", Output.time(e.erasedAt()));
+          Output.json(out, line);
+        } else {
+          out.println(
+              e.domain()
+                  + "\t-\t"
+                  + Output.time(e.erasedAt())
+                  + "\terased\t"
+                  + e.taskId()
+                  + "\t"
+                  + e.seqs().stream().map(String::valueOf).collect(Collectors.joining(",")));
         }
       }
       out.flush();

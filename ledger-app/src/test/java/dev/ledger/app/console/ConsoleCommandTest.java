@@ -46,6 +46,29 @@ class ConsoleCommandTest {
   }
 
   @Test
+  void an_unreachable_control_database_exits_4_without_its_password() throws Exception {
+    ConsoleCommand cmd = new ConsoleCommand();
+    cmd.environment = Map.of(ConsoleCommand.PASSWORD_VARIABLE, "a long secret")::get;
+    int port;
+    try (java.net.ServerSocket free = new java.net.ServerSocket(0)) {
+      port = free.getLocalPort(); // closed again: nothing listens there
+    }
+    Cli.Result r =
+        Cli.run(
+            withCommand(Main.commandLine(), cmd),
+            "console",
+            "--url",
+            PG.jdbcUrl(),
+            "--port",
+            "0",
+            "--json",
+            "--control",
+            "jdbc:postgresql://127.0.0.1:" + port + "/ctl?user=u&password=Hush-Secret-9");
+    assertThat(r.exit()).isEqualTo(ExitCodes.DATABASE);
+    assertThat(r.out() + r.err()).contains("control database").doesNotContain("Hush-Secret-9");
+  }
+
+  @Test
   void serves_the_console_on_loopback_and_prints_its_address_as_json() throws Exception {
     Ledger ledger = Ledger.open(PG.dataSource());
     String id = ledger.fileAndAdmit(TaskSpec.builder("payments", "Seen from the CLI").build());

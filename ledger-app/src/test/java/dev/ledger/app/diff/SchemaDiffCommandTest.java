@@ -107,13 +107,19 @@ class SchemaDiffCommandTest {
     assertThat(diff("DROP TABLE accounts;", "--fail-on", "never").exit()).isZero();
   }
 
+  /**
+   * A row holding an enum value the head removes: the column's conversion to the swapped-in type
+   * fails on it on the scratch schema (an enum in use, and what depends on it, now migrate).
+   */
+  private static final String GREEN = "INSERT INTO t VALUES ('green');";
+
   @Test
   void sql_that_is_not_safe_to_run_exits_3_whatever_fail_on_says() {
     Path base =
         DiffFixtures.migrations(
             temp.resolve("base"),
             "V1__schema.sql",
-            "CREATE TYPE color AS ENUM ('red', 'green');\nCREATE TABLE t (c color);");
+            "CREATE TYPE color AS ENUM ('red', 'green');\nCREATE TABLE t (c color);\n" + GREEN);
     Path head =
         DiffFixtures.migrations(
             temp.resolve("head"),

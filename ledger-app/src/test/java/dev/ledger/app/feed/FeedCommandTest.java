@@ -27,7 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class FeedCommandTest {
 
-  @RegisterExtension static final PostgresExtension PG = new PostgresExtension();
+  @RegisterExtension static final PostgresExtension PG = PostgresExtension.ownCluster();
 
   private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -63,8 +63,10 @@ class FeedCommandTest {
   @Test
   void prints_json_lines_and_goes_on_from_its_checkpoint() throws Exception {
     Ledger ledger = Ledger.open(PG.dataSource());
-    String id = ledger.fileAndAdmit(TaskSpec.builder("cli-feed", "Print me").build());
+    String id =
+        ledger.fileAndAdmit(TaskSpec.builder("cli-feed", "Print me").origin("shop", "o1").build());
     List<JsonNode> first = drain("printer", "cli-feed", 2);
+    assertThat(first.get(0).get("type").asText()).isEqualTo("event");
     assertThat(first.get(0).get("kind").asText()).isEqualTo("created");
     assertThat(first.get(0).get("task_id").asText()).isEqualTo(id);
     assertThat(first.get(0).get("domain").asText()).isEqualTo("cli-feed");
@@ -82,6 +84,96 @@ class FeedCommandTest {
     assertThat(next)
         .extracting(n -> n.get("kind").asText())
         .containsExactly("claimed", "completed");
+
+    // scrubbed after it was printed: one erased line naming the task and the four events
+    assertThat(ledger.scrubTasks("cli-feed", "shop", dev.ledger.Redaction.ERASED)).isEqualTo(1);
+    List<JsonNode> erased = drain("printer", "cli-feed", 1);
+    JsonNode line = erased.get(0);
+    assertThat(line.get("type").asText()).isEqualTo("erased");
+    assertThat(line.get("domain").asText()).isEqualTo("cli-feed");
+    assertThat(line.get("task_id").asText()).isEqualTo(id);
+    List<Long> seqs = new ArrayList<>();
+    line.get("seqs").forEach(n -> seqs.add(n.asLong()));
+    List<Long> printed = new ArrayList<>();
+    first.forEach(n -> printed.add(n.get("seq").asLong()));
+    next.forEach(n -> printed.add(n.get("seq").asLong()));
+    assertThat(seqs).isEqualTo(printed);
+    assertThat(line.toString()).doesNotContain("Print me");
+    assertThat(line.get("at").asText()).isNotEmpty();
+  }
+
+  private static Cli.Result feed(String consumer, String domain, String... more) {
+    List<String> args =
+        new ArrayList<>(
+            List.of(
+                "feed",
+                "--url",
+                PG.jdbcUrl(),
+                "--domain",
+                domain,
+                "--consumer",
+                consumer,
+                "--from-start",
+                "--json"));
+    args.addAll(List.of(more));
+    return Cli.run(args.toArray(String[]::new));
+  }
+
+  @Test
+  void a_consumer_behind_the_retention_horizon_exits_10_until_it_accepts_the_loss()
+      throws Exception {
+    dev.ledger.testing.SettableClock clock =
+        new dev.ledger.testing.SettableClock(java.time.Instant.parse("2026-03-01T09:00:00Z"));
+    Ledger ledger =
+        Ledger.open(PG.dataSource(), dev.ledger.LedgerConfig.builder().clock(clock).build());
+    String domain = "cli-horizon";
+    ledger.provision(domain);
+    Cli.Result start = feed("behind", domain); // its checkpoint, before any event
+    assertThat(start.exit()).as(start.all()).isEqualTo(ExitCodes.OK);
+    assertThat(start.out()).isEmpty();
+    String old = ledger.file(TaskSpec.builder(domain, "old").build());
+    ledger.invalidate(old, "done with", null);
+    String kept = ledger.fileAndAdmit(TaskSpec.builder(domain, "kept").build());
+    clock.advance(java.time.Duration.ofHours(2));
+    ledger.retention().set(domain, java.time.Duration.ofHours(1));
+    assertThat(ledger.retention().purge(domain, 100, p -> {}).domains().get(0).eventsRemoved())
+        .isEqualTo(2);
+
+    // refused: exit 10, one JSON error object naming the consumer and what it missed
+    for (int i = 0; i < 2; i++) {
+      Cli.Result refused = feed("behind", domain);
+      assertThat(refused.exit()).as(refused.all()).isEqualTo(ExitCodes.BEHIND_RETENTION);
+      assertThat(refused.err())
+          .startsWith("error: feed consumer 'behind' on domain 'cli-horizon' is behind");
+      JsonNode doc = JSON.readTree(refused.out().strip());
+      assertThat(doc.get("exitCode").asInt()).isEqualTo(10);
+      assertThat(doc.get("ok").asBoolean()).isFalse();
+      assertThat(doc.get("consumer").asText()).isEqualTo("behind");
+      assertThat(doc.get("domain").asText()).isEqualTo(domain);
+      assertThat(doc.get("missed_seq").asLong()).isZero();
+      assertThat(doc.get("missed_later").asLong()).isEqualTo(2);
+      assertThat(doc.get("error").asText()).contains("retention");
+    }
+    Cli.Result following = feed("behind", domain, "--follow", "--poll", "50ms");
+    assertThat(following.exit()).as(following.all()).isEqualTo(ExitCodes.BEHIND_RETENTION);
+
+    // --accept-loss: a warning on stderr, then the events that remain
+    Cli.Result accepted = feed("behind", domain, "--accept-loss");
+    assertThat(accepted.exit()).as(accepted.all()).isEqualTo(ExitCodes.OK);
+    assertThat(accepted.err()).contains("--accept-loss").contains("'behind'");
+    List<JsonNode> lines = new ArrayList<>();
+    for (String line : accepted.out().split("\n")) {
+      if (!line.isEmpty()) {
+        lines.add(JSON.readTree(line));
+      }
+    }
+    lines.addAll(drain("behind", domain, 2 - lines.size()));
+    assertThat(lines)
+        .extracting(n -> n.get("task_id").asText() + " " + n.get("kind").asText())
+        .containsExactly(kept + " created", kept + " admitted");
+    Cli.Result after = feed("behind", domain);
+    assertThat(after.exit()).as(after.all()).isEqualTo(ExitCodes.OK);
+    assertThat(after.out()).isEmpty();
   }
 
   @Test

@@ -43,7 +43,7 @@ class FleetCommandTest {
   // the scripts, not 1 to the latest: the set may have gaps
   private static final int DIRECTORY =
       dev.ledger.testing.MigrationScripts.directoryVersions().size();
-  private static final int DOMAIN = Integer.parseInt(LedgerMigrations.DOMAIN_VERSION);
+  private static final int DOMAIN = dev.ledger.testing.MigrationScripts.versions("domain").size();
   private static final int EMPTY = DIRECTORY;
   private static final int REFERENCE = DIRECTORY + 3 * (DOMAIN - 1); // 3 schemas baselined at 1
   private static final int PROMOTIONS = DIRECTORY + 2 * (DOMAIN - 2); // 2 schemas baselined at 2

@@ -51,7 +51,7 @@ class MigrateCommandTest {
       assertThat(migrated.at("/report/counts/created").asInt()).isEqualTo(3);
       assertThat(migrated.at("/report/domains/0/state").asText()).isEqualTo("created");
       assertThat(migrated.at("/report/domains/0/applied"))
-          .hasSize(Integer.parseInt(LedgerMigrations.DOMAIN_VERSION));
+          .hasSize(dev.ledger.testing.MigrationScripts.versions("domain").size());
 
       assertThat(migrated.at("/report/counts/recorded").asInt()).isEqualTo(4);
 

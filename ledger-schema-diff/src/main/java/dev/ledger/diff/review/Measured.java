@@ -11,6 +11,8 @@ import java.util.Map;
  * @param sql the statement as written
  * @param transactional whether it ran inside a transaction
  * @param locks the strongest lock mode it held on each relation that existed before it, by OID
+ * @param documentedLocks for a statement that ran outside a transaction, the locks its kind takes
+ *     ({@link DocumentedLocks}), not measured; else empty
  * @param rewrites the relations whose {@code relfilenode} changed, as they were before it
  * @param scans the relations it read in full, as they were before it
  * @param renames each object renamed: its entry before and after
@@ -24,6 +26,7 @@ record Measured(
     String sql,
     boolean transactional,
     Map<Long, String> locks,
+    List<ReviewedStatement.Lock> documentedLocks,
     List<CatalogSnapshot.Entry> rewrites,
     List<CatalogSnapshot.Entry> scans,
     List<CatalogSnapshot.Entry[]> renames,

@@ -16,6 +16,11 @@ import java.util.List;
  * @param locks the strongest lock it held on each relation that existed before it, read from {@code
  *     pg_locks} before its transaction committed, ordered by relation; empty when it took none or
  *     is not transactional
+ * @param documentedLocks for a statement that is not transactional, the locks its kind takes as
+ *     PostgreSQL's documentation gives them ({@link DocumentedLocks}: {@code CREATE INDEX
+ *     CONCURRENTLY} takes {@code ShareUpdateExclusiveLock} on its table, ...), <b>not measured</b>;
+ *     relations named as the statement names them; empty for a measured statement or a kind the
+ *     table does not list
  * @param rewrites the tables whose {@code relfilenode} it changed (every row copied to a new file),
  *     by name
  * @param scans the tables it read in full (sequential scans PostgreSQL counted in its transaction:
@@ -30,6 +35,7 @@ public record ReviewedStatement(
     String sql,
     boolean transactional,
     List<Lock> locks,
+    List<Lock> documentedLocks,
     List<String> rewrites,
     List<String> scans,
     List<Rename> renames,
@@ -38,10 +44,38 @@ public record ReviewedStatement(
   /** Copies the lists. */
   public ReviewedStatement {
     locks = List.copyOf(locks);
+    documentedLocks = List.copyOf(documentedLocks);
     rewrites = List.copyOf(rewrites);
     scans = List.copyOf(scans);
     renames = List.copyOf(renames);
     findings = List.copyOf(findings);
+  }
+
+  /**
+   * A statement with no documented locks (measured, or of a kind {@link DocumentedLocks} does not
+   * list).
+   *
+   * @param migration the script's file name
+   * @param line the statement's line
+   * @param sql the statement as written
+   * @param transactional whether it ran in a transaction
+   * @param locks the measured locks
+   * @param rewrites the tables it rewrote
+   * @param scans the tables it read in full
+   * @param renames what it renamed
+   * @param findings its findings
+   */
+  public ReviewedStatement(
+      String migration,
+      int line,
+      String sql,
+      boolean transactional,
+      List<Lock> locks,
+      List<String> rewrites,
+      List<String> scans,
+      List<Rename> renames,
+      List<Finding> findings) {
+    this(migration, line, sql, transactional, locks, List.of(), rewrites, scans, renames, findings);
   }
 
   /**

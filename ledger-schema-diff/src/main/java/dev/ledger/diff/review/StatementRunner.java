@@ -6,6 +6,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -81,7 +82,7 @@ public final class StatementRunner {
       for (ScriptStatements.Piece piece : ScriptStatements.split(text)) {
         String sql = ScriptStatements.fill(piece.sql(), values);
         try {
-          Step step = measure(c, script.name(), piece, sql, otherSchemas, current);
+          Step step = measure(c, script.name(), piece, sql, otherSchemas, current, naming);
           measured.add(step.measured());
           current = step.after();
         } catch (SQLException e) {
@@ -128,11 +129,13 @@ public final class StatementRunner {
       ScriptStatements.Piece piece,
       String sql,
       Collection<String> otherSchemas,
-      CatalogSnapshot before)
+      CatalogSnapshot before,
+      Naming naming)
       throws SQLException {
     c.setAutoCommit(false);
     boolean transactional = true;
     Map<Long, String> locks = new HashMap<>();
+    List<ReviewedStatement.Lock> documented = List.of();
     Map<Long, Long> scansBefore;
     CatalogSnapshot after;
     try {
@@ -162,6 +165,9 @@ public final class StatementRunner {
         c.commit();
       } else {
         c.setAutoCommit(true);
+        // Its own pg_locks cannot be read inside its transaction: report the locks its kind takes,
+        // as documented (DocumentedLocks), marked as not measured.
+        documented = documentedLocks(c, piece.sql(), sql, before, naming);
         try (Statement s = c.createStatement()) {
           s.execute(sql);
         }
@@ -211,12 +217,47 @@ public final class StatementRunner {
             piece.sql(),
             transactional,
             locks,
+            documented,
             rewrites,
             scans,
             renames,
             drops,
             tables),
         after);
+  }
+
+  /**
+   * The documented locks of a statement about to run outside a transaction; a {@code DROP INDEX
+   * CONCURRENTLY}'s table is looked up before the index is gone. Relations are named as the report
+   * names them (the default schema left out).
+   */
+  private static List<ReviewedStatement.Lock> documentedLocks(
+      Connection c, String written, String filled, CatalogSnapshot before, Naming naming)
+      throws SQLException {
+    String indexTable = null;
+    String index = DocumentedLocks.droppedIndex(filled);
+    if (index != null) {
+      try (PreparedStatement ps =
+          c.prepareStatement(
+              "SELECT indrelid::bigint FROM pg_index WHERE indexrelid = to_regclass(?)")) {
+        ps.setString(1, index);
+        try (ResultSet r = ps.executeQuery()) {
+          if (r.next() && before.relation(r.getLong(1)) != null) {
+            indexTable = naming.display(before.relation(r.getLong(1)));
+          }
+        }
+      }
+    }
+    List<ReviewedStatement.Lock> locks = new ArrayList<>();
+    for (ReviewedStatement.Lock l : DocumentedLocks.of(written, indexTable)) {
+      String relation = l.relation();
+      String prefix = Naming.DEFAULT_SCHEMA + ".";
+      locks.add(
+          new ReviewedStatement.Lock(
+              relation.startsWith(prefix) ? relation.substring(prefix.length()) : relation,
+              l.mode()));
+    }
+    return locks;
   }
 
   private static ReviewedStatement reviewed(
@@ -239,6 +280,7 @@ public final class StatementRunner {
         m.sql(),
         m.transactional(),
         locks,
+        m.documentedLocks(),
         m.rewrites().stream().map(naming::display).toList(),
         m.scans().stream().map(naming::display).toList(),
         renames,

@@ -1,0 +1,325 @@
+package dev.ledger.claim;
+
+import static dev.ledger.codegen.db.ledger_template.Tables.EVENTS;
+import static dev.ledger.codegen.db.ledger_template.Tables.QUEUE_CONTROLS;
+import static dev.ledger.codegen.db.ledger_template.Tables.TASKS;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.ledger.Status;
+import dev.ledger.codegen.db.ledger_template.tables.records.TasksRecord;
+import dev.ledger.control.QueueControls;
+import dev.ledger.kernel.RenderedStatement;
+import dev.ledger.kernel.RenderedStatement.Slot;
+import java.time.Instant;
+import java.util.List;
+import org.jooq.CommonTableExpression;
+import org.jooq.DSLContext;
+import org.jooq.Field;
+import org.jooq.Record;
+import org.jooq.Record1;
+import org.jooq.Table;
+import org.jooq.impl.DSL;
+import org.jooq.impl.SQLDataType;
+
+/**
+ * The claim of a domain with a queue control set, outside Citus (docs/controls.md, "How it is
+ * enforced"): the controls row's lock and one statement that counts the domain's claimed tasks,
+ * reads the rate window, claims at most what the controls allow (from {@link ClaimSql}'s walk of
+ * the claim classes, candidates and claiming {@code UPDATE}) and spends the window, sent together
+ * in one round trip ({@link #claimGated}). Rendered once per domain schema ({@link
+ * RenderedStatement}). Stateless.
+ */
+final class GatedClaimSql {
+
+  private GatedClaimSql() {}
+
+  private static final Slot<Long> LEASE_MICROS = Slot.of("lease micros", SQLDataType.BIGINT);
+
+  /**
+   * 1: the claim's time is the database server's clock, read after the lock; 0: {@link
+   * ClaimSql#NOW}.
+   */
+  private static final Slot<Integer> DB_CLOCK = Slot.of("db clock", SQLDataType.INTEGER);
+
+  /** The claimed payload's text before its {@code until} value. */
+  private static final Slot<String> PAYLOAD_HEAD =
+      Slot.of("claimed payload head", SQLDataType.CLOB);
+
+  /** The claimed payload's text after its {@code until} value. */
+  private static final Slot<String> PAYLOAD_TAIL =
+      Slot.of("claimed payload tail", SQLDataType.CLOB);
+
+  private static final Field<Boolean> GATE_ACTIVE =
+      DSL.field(DSL.name("gate_active"), SQLDataType.BOOLEAN);
+  private static final Field<Boolean> GATE_PAUSED =
+      DSL.field(DSL.name("gate_paused"), SQLDataType.BOOLEAN);
+  private static final Field<Long> GATE_FREE = DSL.field(DSL.name("gate_free"), SQLDataType.BIGINT);
+  private static final Field<Long> GATE_RATE_LEFT =
+      DSL.field(DSL.name("gate_rate_left"), SQLDataType.BIGINT);
+  private static final Field<Long> GATE_FIRST_BUCKET =
+      DSL.field(DSL.name("gate_first_bucket"), SQLDataType.BIGINT);
+  private static final Field<Long> GATE_BUCKET_MS =
+      DSL.field(DSL.name("gate_bucket_ms"), SQLDataType.BIGINT);
+  private static final Field<Long> GATE_NOW_MS =
+      DSL.field(DSL.name("gate_now_ms"), SQLDataType.BIGINT);
+
+  /** What the gated claim returns: {@link ClaimSql#CLAIMED}'s columns, then the gate's. */
+  private static final Field<?>[] GATED_CLAIMED = gatedFields();
+
+  private static Field<?>[] gatedFields() {
+    List<Field<?>> out = new java.util.ArrayList<>(List.of(ClaimSql.CLAIMED));
+    out.addAll(
+        List.of(
+            GATE_ACTIVE,
+            GATE_PAUSED,
+            GATE_FREE,
+            GATE_RATE_LEFT,
+            GATE_FIRST_BUCKET,
+            GATE_BUCKET_MS,
+            GATE_NOW_MS));
+    return out.toArray(Field<?>[]::new);
+  }
+
+  /** The values a gated claim binds. */
+  record GatedArgs(
+      Instant now,
+      long leaseMicros,
+      boolean dbClock,
+      String holder,
+      String manifest,
+      long rank,
+      String payloadHead,
+      String payloadTail) {}
+
+  /**
+   * What the gate saw, read after the controls row was locked: whether a control is set, the pause,
+   * the room under the concurrency limit (null without one), the room in the rate window (null
+   * without a rate limit), the window's oldest bucket holding a claim, its bucket length and the
+   * claim's time in epoch milliseconds (for when the window has room again).
+   */
+  record GateState(
+      boolean active,
+      boolean paused,
+      Long free,
+      Long rateLeft,
+      Long firstBucket,
+      Long bucketMs,
+      long nowMs) {}
+
+  /** What one gated claim statement did. */
+  record GatedClaim(List<TasksRecord> rows, int windowRows, GateState gate) {}
+
+  private static final String TIME_FORMAT = "'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"'";
+
+  /**
+   * Claims up to {@code max} tasks of a domain with a queue control set, in one round trip: a lead
+   * statement locks the controls row ({@code FOR UPDATE}); the claim statement, sent with it and
+   * run after it (so its snapshot sees every claim and completion committed before the lock),
+   * counts the domain's claimed tasks with a live lease, reads the rate window, claims at most what
+   * the controls allow, and counts what it took in the window. The claim's time is read after the
+   * lock and the count: the database server's clock when {@code dbClock} (the ledger's clock is the
+   * system's), else {@link GatedArgs#now}.
+   */
+  static GatedClaim claimGated(
+      RenderedStatement.Cache statements, DSLContext ctx, GatedArgs a, int max, int window) {
+    RenderedStatement claim =
+        statements.get(
+            ctx,
+            "claim gated",
+            () ->
+                DSL.selectOne()
+                    .from(QUEUE_CONTROLS)
+                    .where(QUEUE_CONTROLS.ACTIVE.isTrue())
+                    .forUpdate(),
+            GatedClaimSql::gatedTemplate,
+            List.of(
+                ClaimSql.NOW,
+                LEASE_MICROS,
+                DB_CLOCK,
+                ClaimSql.HOLDER,
+                ClaimSql.MANIFEST,
+                ClaimSql.RANK,
+                ClaimSql.MAX,
+                ClaimSql.WINDOW,
+                PAYLOAD_HEAD,
+                PAYLOAD_TAIL));
+    List<TasksRecord> rows = new java.util.ArrayList<>();
+    int windowRows = 0;
+    GateState gate = null;
+    for (Record r :
+        claim.fetch(
+            ctx,
+            GATED_CLAIMED,
+            a.now(),
+            a.leaseMicros(),
+            a.dbClock() ? 1 : 0,
+            a.holder(),
+            a.manifest(),
+            a.rank(),
+            max,
+            window,
+            a.payloadHead(),
+            a.payloadTail())) {
+      windowRows = r.get(ClaimSql.WINDOW_ROWS);
+      gate =
+          new GateState(
+              Boolean.TRUE.equals(r.get(GATE_ACTIVE)),
+              Boolean.TRUE.equals(r.get(GATE_PAUSED)),
+              r.get(GATE_FREE),
+              r.get(GATE_RATE_LEFT),
+              r.get(GATE_FIRST_BUCKET),
+              r.get(GATE_BUCKET_MS),
+              r.get(GATE_NOW_MS));
+      if (r.get(TASKS.ID) != null) {
+        TasksRecord row = r.into(TASKS);
+        row.changed(false);
+        rows.add(row);
+      }
+    }
+    return new GatedClaim(rows, windowRows, gate);
+  }
+
+  /** The gated claim statement (see {@link #claimGated}). */
+  private static org.jooq.Query gatedTemplate() {
+    int b = QueueControls.BUCKETS;
+    CommonTableExpression<Record> time =
+        DSL.name("gate_time")
+            .asMaterialized(
+                DSL.resultQuery(
+                    "select x.ts, to_char(x.ts at time zone 'UTC', "
+                        + TIME_FORMAT
+                        + ") as g_at, to_char((x.ts + cast({0} as double precision)"
+                        + " * interval '1 microsecond') at time zone 'UTC', "
+                        + TIME_FORMAT
+                        + ") as g_until, cast(floor(extract(epoch from x.ts) * 1000) as bigint)"
+                        + " as now_ms from (select case when {1} = 1 then clock_timestamp()"
+                        + " else cast({2} as timestamp with time zone) end as ts) as x",
+                    LEASE_MICROS.field(),
+                    DB_CLOCK.field(),
+                    ClaimSql.NOW.field()));
+    CommonTableExpression<Record> row =
+        DSL.name("gate_row")
+            .asMaterialized(
+                DSL.resultQuery(
+                    "select q.paused, q.max_claimed, q.rate_claims, q.rate_slot,"
+                        + " greatest(1, (q.rate_period_ms + "
+                        + (b - 1)
+                        + ") / "
+                        + b
+                        + ") as bucket_ms,"
+                        + " cast(string_to_array(nullif(q.rate_counts, ''), ',') as bigint[])"
+                        + " as counts from {0} as q where q.active",
+                    QUEUE_CONTROLS));
+    // the bucket of the i-th count (1-based): the stored slot's, minus the counts after it
+    String bucket = "v.stored_slot - (cardinality(v.counts) - u.i)";
+    String inWindow = bucket + " >= v.slot - " + b;
+    CommonTableExpression<Record> gate =
+        DSL.name("gate")
+            .asMaterialized(
+                DSL.resultQuery(
+                    "select w.*, cast(case when not w.active then {0} when w.paused then 0"
+                        + " else least({0}, coalesce(w.free, {0}), coalesce(w.rate_left, {0}))"
+                        + " end as integer) as allowed from (select v.*, case when"
+                        + " v.rate_claims is not null then greatest(0, v.rate_claims - (select"
+                        + " coalesce(sum(u.n), 0) from unnest(v.counts) with ordinality as"
+                        + " u(n, i) where "
+                        + inWindow
+                        + ")) end as rate_left, (select min("
+                        + bucket
+                        + ") from unnest(v.counts) with ordinality as u(n, i) where u.n > 0 and "
+                        + inWindow
+                        + ") as first_bucket from (select (c.paused is not null) as active,"
+                        + " coalesce(c.paused, false) as paused, t.g_at, t.g_until, t.now_ms,"
+                        + " c.bucket_ms, c.rate_claims, c.rate_slot as stored_slot, c.counts,"
+                        + " greatest(t.now_ms / c.bucket_ms, c.rate_slot) as slot, case when"
+                        + " c.max_claimed is not null then greatest(0, c.max_claimed - (select"
+                        + " count(*) from {1} as k where k.status = '"
+                        + Status.CLAIMED.wire()
+                        + "' and k.lease_until >= t.g_at)) end as free from gate_time as t"
+                        + " left join gate_row as c on true offset 0) as v offset 0) as w",
+                    ClaimSql.MAX.field(),
+                    TASKS));
+    Field<Instant> now = DSL.field("(select gate.g_at from gate)", TASKS.LEASE_UNTIL.getDataType());
+    Field<Instant> until =
+        DSL.field("(select gate.g_until from gate)", TASKS.LEASE_UNTIL.getDataType());
+    Field<Integer> allowed = DSL.field("(select gate.allowed from gate)", SQLDataType.INTEGER);
+    Field<JsonNode> payload =
+        DSL.field(
+            "({0} || (select gate.g_until from gate) || {1})",
+            EVENTS.PAYLOAD.getDataType(), PAYLOAD_HEAD.field(), PAYLOAD_TAIL.field());
+    ClaimSql.ClaimWindow cw = ClaimSql.claimWindowCtes(now, DSL.noCondition());
+    CommonTableExpression<Record1<String>> candidate =
+        ClaimSql.claimCandidates(cw.ids(), false, now, allowed);
+    CommonTableExpression<TasksRecord> claimed = ClaimSql.claimedCte(candidate, until);
+    CommonTableExpression<Record1<Long>> logged = ClaimSql.loggedCte(claimed, now, payload);
+    // the rate window after the claim (RateWindow.plus): the stored counts of the buckets still in
+    // the window, zeros before them and for the buckets since, what the claim took in the last;
+    // array operations only (a set-returning function per bucket made the planner's estimate
+    // cross the JIT threshold: hundreds of milliseconds compiling a 1 ms statement). A slice's
+    // colon is followed by a space: jOOQ reads ":name" in plain SQL as a named parameter
+    int n = b + 1;
+    CommonTableExpression<Record> spent =
+        DSL.name("gate_spent")
+            .as(
+                DSL.resultQuery(
+                    "update {0} as q set rate_slot = s.slot, rate_counts = s.counts_text from"
+                        + " (select g.slot, array_to_string(x.arr[1 : "
+                        + b
+                        + "] || (x.arr["
+                        + n
+                        + "] + n.claimed), ',') as counts_text from gate as g cross join"
+                        + " (select count(*) as claimed from claimed) as n cross join lateral"
+                        + " (select array_fill(cast(0 as bigint), array["
+                        + n
+                        + " - coalesce(cardinality(k.kept), 0) - k.trail]) || k.kept ||"
+                        + " array_fill(cast(0 as bigint), array[k.trail]) as arr from (select"
+                        + " cast(least("
+                        + n
+                        + ", g.slot - g.stored_slot) as integer) as trail, g.counts[cast(least("
+                        + "coalesce(cardinality(g.counts), 0) + 1, greatest(1,"
+                        + " coalesce(cardinality(g.counts), 0) + g.slot - "
+                        + b
+                        + " - g.stored_slot)) as integer) : coalesce(cardinality(g.counts), 0)] as"
+                        + " kept) as k) as"
+                        + " x where g.active and g.rate_claims is not null and n.claimed > 0) as s"
+                        + " where q.active returning q.only_row",
+                    QUEUE_CONTROLS));
+    Table<?> size =
+        DSL.select(
+                DSL.count().as(ClaimSql.WINDOW_ROWS.getName()),
+                DSL.inline(true).as(ClaimSql.CONTROLS_ON.getName()))
+            .from(cw.ids())
+            .asTable("n");
+    List<Field<?>> out = new java.util.ArrayList<>();
+    for (Field<?> f : TASKS.fields()) {
+      out.add(claimed.field(f));
+    }
+    out.add(size.field(ClaimSql.WINDOW_ROWS.getName()));
+    out.add(size.field(ClaimSql.CONTROLS_ON.getName()));
+    out.add(DSL.field(DSL.name("gate", "active"), SQLDataType.BOOLEAN).as(GATE_ACTIVE.getName()));
+    out.add(DSL.field(DSL.name("gate", "paused"), SQLDataType.BOOLEAN).as(GATE_PAUSED.getName()));
+    out.add(DSL.field(DSL.name("gate", "free"), SQLDataType.BIGINT).as(GATE_FREE.getName()));
+    out.add(
+        DSL.field(DSL.name("gate", "rate_left"), SQLDataType.BIGINT).as(GATE_RATE_LEFT.getName()));
+    out.add(
+        DSL.field(DSL.name("gate", "first_bucket"), SQLDataType.BIGINT)
+            .as(GATE_FIRST_BUCKET.getName()));
+    out.add(
+        DSL.field(DSL.name("gate", "bucket_ms"), SQLDataType.BIGINT).as(GATE_BUCKET_MS.getName()));
+    out.add(DSL.field(DSL.name("gate", "now_ms"), SQLDataType.BIGINT).as(GATE_NOW_MS.getName()));
+    return DSL.with(time)
+        .with(row)
+        .with(gate)
+        .with(cw.classes())
+        .with(cw.ids())
+        .with(candidate)
+        .with(claimed)
+        .with(logged)
+        .with(spent)
+        .select(out)
+        .from(size)
+        .crossJoin(DSL.table(DSL.name("gate")))
+        .leftJoin(claimed)
+        .on(DSL.trueCondition());
+  }
+}
