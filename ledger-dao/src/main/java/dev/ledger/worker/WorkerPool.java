@@ -591,6 +591,44 @@ public final class WorkerPool implements AutoCloseable {
     }
   }
 
+  /**
+   * The pool's claiming state, as text, for a test's failure message: its life, free permits,
+   * whether the claim lock is held, and each domain's flags and times. Not for parsing.
+   */
+  String describeState() {
+    StringBuilder out = new StringBuilder();
+    out.append("life ")
+        .append(life)
+        .append(", permits ")
+        .append(permits.availablePermits())
+        .append(" of ")
+        .append(concurrency + prefetch)
+        .append(", claim lock ")
+        .append(claiming.isLocked() ? "held" : "free")
+        .append(", dispatcher ")
+        .append(dispatcher == null ? "none" : dispatcher.getState());
+    synchronized (signal) {
+      out.append(", signalled ").append(signalled);
+      state.forEach(
+          (d, s) ->
+              out.append("; ")
+                  .append(d)
+                  .append(": pending ")
+                  .append(s.pending)
+                  .append(", dueStale ")
+                  .append(s.dueStale)
+                  .append(", nextDue ")
+                  .append(s.nextDue)
+                  .append(", scheduleCheck ")
+                  .append(s.scheduleCheck)
+                  .append(", recheck ")
+                  .append(s.recheck)
+                  .append(", held ")
+                  .append(s.held));
+    }
+    return out.append(" (now ").append(Instant.now()).append(')').toString();
+  }
+
   private Instant earliestDue() {
     Instant min = null;
     for (DomainState s : state.values()) {

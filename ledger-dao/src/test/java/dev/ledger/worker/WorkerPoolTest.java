@@ -95,28 +95,29 @@ class WorkerPoolTest {
     AtomicInteger goodDoneBeforeLastPoisonRun = new AtomicInteger(-1);
     AtomicInteger goodDone = new AtomicInteger();
     SimpleMeterRegistry registry = new SimpleMeterRegistry();
-    start(
-        WorkerPool.builder(ledger)
-            .dataSource(PG.dataSource())
-            .holder("poison-pool")
-            .concurrency(4)
-            .pollInterval(Duration.ofSeconds(10))
-            .retry(new RetryPolicy(4, Duration.ofMillis(200), Duration.ofSeconds(5), 2.0, 0))
-            .metrics(MicrometerWorkerMetrics.of(registry))
-            .domain(
-                domain,
-                (task, ctx) -> {
-                  if (task.spec().title().equals("poison")) {
-                    poisonRuns.add(Instant.now());
-                    if (ctx.attempt() == 4) {
-                      goodDoneBeforeLastPoisonRun.set(goodDone.get());
-                    }
-                    throw new IllegalStateException("boom on attempt " + ctx.attempt());
-                  }
-                  Thread.sleep(5);
-                  goodDone.incrementAndGet();
-                  return Outcome.done("ok");
-                }));
+    WorkerPool pool =
+        start(
+            WorkerPool.builder(ledger)
+                .dataSource(PG.dataSource())
+                .holder("poison-pool")
+                .concurrency(4)
+                .pollInterval(Duration.ofSeconds(10))
+                .retry(new RetryPolicy(4, Duration.ofMillis(200), Duration.ofSeconds(5), 2.0, 0))
+                .metrics(MicrometerWorkerMetrics.of(registry))
+                .domain(
+                    domain,
+                    (task, ctx) -> {
+                      if (task.spec().title().equals("poison")) {
+                        poisonRuns.add(Instant.now());
+                        if (ctx.attempt() == 4) {
+                          goodDoneBeforeLastPoisonRun.set(goodDone.get());
+                        }
+                        throw new IllegalStateException("boom on attempt " + ctx.attempt());
+                      }
+                      Thread.sleep(5);
+                      goodDone.incrementAndGet();
+                      return Outcome.done("ok");
+                    }));
     await("the dead letter", Duration.ofMinutes(2), () -> !ledger.deadLetters(domain).isEmpty());
 
     assertThat(poisonRuns).hasSize(4);
@@ -181,8 +182,50 @@ class WorkerPoolTest {
     } catch (AssertionError e) {
       // seen once in a CI run against the shared service (not reproduced since): say what the
       // claim would have seen, so the next failure names its cause
-      throw new AssertionError(e.getMessage() + "; the re-filed task's row: " + row(domain, again));
+      throw new AssertionError(
+          e.getMessage()
+              + "; the re-filed task's row: "
+              + row(domain, again)
+              + "; the pool: "
+              + pool.describeState()
+              + "; the server's sessions: "
+              + sessions()
+              + "; the pool's threads: "
+              + threads("ledger-worker-poison-pool"));
     }
+  }
+
+  /** Every other session of the test database: state, wait, transaction age and query. */
+  private static String sessions() {
+    try (Connection c = PG.dataSource().getConnection();
+        PreparedStatement st =
+            c.prepareStatement(
+                "SELECT string_agg(format('[%s %s %s/%s xact %s: %s]', pid, state,"
+                    + " wait_event_type, wait_event, now() - xact_start, left(query, 160)), ' ')"
+                    + " FROM pg_stat_activity WHERE datname = current_database()"
+                    + " AND pid <> pg_backend_pid()");
+        ResultSet rs = st.executeQuery()) {
+      rs.next();
+      return rs.getString(1);
+    } catch (SQLException e) {
+      return "(not read: " + e.getMessage() + ")";
+    }
+  }
+
+  /** The stacks of the live threads whose names start with {@code prefix}. */
+  static String threads(String prefix) {
+    StringBuilder out = new StringBuilder();
+    Thread.getAllStackTraces()
+        .forEach(
+            (t, stack) -> {
+              if (t.getName().startsWith(prefix)) {
+                out.append("\n").append(t.getName()).append(' ').append(t.getState());
+                for (StackTraceElement e : stack) {
+                  out.append("\n    at ").append(e);
+                }
+              }
+            });
+    return out.toString();
   }
 
   /** The task's row as a claim reads it, its domain's claim classes and its route, as text. */
