@@ -29,12 +29,13 @@ import org.slf4j.LoggerFactory;
  * admitted or is filed delayed), on a thread of its own, calling back with the domain and the
  * payload (the new status; null after a reconnect). A lost connection is opened again after a
  * pause. When notifications do not arrive (a transaction-mode pooler between us and PostgreSQL: the
- * {@code LISTEN} runs on a server connection we do not keep), it warns once and stops: the pool
- * then polls. Detected by notifying the pool's own probe channel after listening and waiting for
- * it. When the data source has no second connection for that probe, it gives the listening one
- * back, warns once, polls, and tries again later (a HikariCP pool: once it has room for two
- * connections; any other data source: after waits that double up to a minute). A connection goes
- * back to the data source unsubscribed ({@code UNLISTEN *}).
+ * {@code LISTEN} runs on a server connection we do not keep; or a server too busy to deliver the
+ * probe within {@link #PROBE_WAIT}), it warns once, gives the connection back and tries again every
+ * {@link #RELISTEN_MAX_PAUSE}: the pool polls meanwhile. Detected by notifying the pool's own probe
+ * channel after listening and waiting for it. When the data source has no second connection for
+ * that probe, it gives the listening one back, warns once, polls, and tries again later (a HikariCP
+ * pool: once it has room for two connections; any other data source: after waits that double up to
+ * a minute). A connection goes back to the data source unsubscribed ({@code UNLISTEN *}).
  *
  * <p>Public for the event feed ({@code dev.ledger.feed.FeedRunner}), which listens on a channel of
  * its own through {@link #onChannels}; not meant for applications. Thread-safe.
@@ -164,8 +165,12 @@ public final class Wakeups implements AutoCloseable {
     boolean warnedDown = false;
     boolean warnedNoRoom = false;
     int noRoom = 0; // tries in a row that found no second connection
+    boolean unreached = false; // the last probe did not arrive
     while (!closed) {
       if (noRoom > 0 && !waitForRoom(noRoom)) {
+        return;
+      }
+      if (unreached && !pause(RELISTEN_MAX_PAUSE)) {
         return;
       }
       try (Connection c = dataSource.getConnection()) {
@@ -196,11 +201,21 @@ public final class Wakeups implements AutoCloseable {
             continue;
           }
           if (!arrives) {
-            LOG.warn(
-                what
-                    + ": LISTEN/NOTIFY does not reach this connection (a transaction-mode"
-                    + " pooler?); polling instead");
-            return;
+            if (!unreached) {
+              LOG.warn(
+                  what
+                      + ": LISTEN/NOTIFY does not reach this connection within {} s (a"
+                      + " transaction-mode pooler, or a very busy server?); polling instead, and"
+                      + " probing again every {} s",
+                  PROBE_WAIT.toSeconds(),
+                  RELISTEN_MAX_PAUSE.toSeconds());
+              unreached = true;
+            }
+            continue; // the connection goes back before the pause
+          }
+          if (unreached) {
+            LOG.info(what + ": notifications arrive now; listening instead of polling");
+            unreached = false;
           }
           listening = true;
           noRoom = 0;

@@ -110,8 +110,20 @@ public final class WorkerPool implements AutoCloseable {
   /** Held while claiming (by the dispatcher, or by the listening thread when it claims itself). */
   private final ReentrantLock claiming = new ReentrantLock();
 
+  /**
+   * The dispatcher's monitor: every change that may give it work (a domain pending, a due time, a
+   * freed thread, a stop) is made holding it and notifies it; the dispatcher checks under it before
+   * each wait, so no wake-up is lost.
+   */
   private final Object signal = new Object();
-  private boolean signalled;
+
+  /**
+   * When the next poll is due ({@link System#nanoTime()}), guarded by {@link #signal}: kept across
+   * {@link #awaitWork()} calls, which the schedule checks and delayed tasks end every second or
+   * sooner, so that the poll comes every {@link #pollInterval} whatever else wakes the dispatcher.
+   */
+  private long nextPollNanos;
+
   private final Map<String, DomainState> state = new LinkedHashMap<>();
   private volatile State life = State.NEW;
   private Thread dispatcher;
@@ -177,7 +189,6 @@ public final class WorkerPool implements AutoCloseable {
         if (s.nextDue == null || at.isBefore(s.nextDue)) {
           s.nextDue = at;
         }
-        signalled = true;
         signal.notifyAll();
       }
     }
@@ -197,7 +208,6 @@ public final class WorkerPool implements AutoCloseable {
           d.pending = true; // a slot of the domain's concurrency limit freed: claim it
         }
         if (state.values().stream().anyMatch(s -> s.pending)) {
-          signalled = true;
           signal.notifyAll();
         }
       }
@@ -313,6 +323,10 @@ public final class WorkerPool implements AutoCloseable {
       wakeups.start();
     }
     life = State.RUNNING;
+    synchronized (signal) {
+      // every domain starts pending: the first poll is one interval away
+      nextPollNanos = System.nanoTime() + pollInterval.toNanos();
+    }
     dispatcher = new Thread(this::dispatch, prefix + "-claim");
     dispatcher.setDaemon(true);
     dispatcher.start();
@@ -370,7 +384,6 @@ public final class WorkerPool implements AutoCloseable {
     }
     synchronized (signal) {
       if (!inline || state.values().stream().anyMatch(s -> s.pending || s.dueStale)) {
-        signalled = true;
         signal.notifyAll();
       }
     }
@@ -537,12 +550,23 @@ public final class WorkerPool implements AutoCloseable {
 
   /**
    * Waits until there is something to do: a domain pending while a thread is free, a signal, the
-   * next delayed task's time, or the poll interval (after which every domain is pending again).
+   * next delayed task's or schedule check's time, or the poll. The poll (every {@link
+   * #pollInterval}, on its own clock: an early return does not put it off) marks every domain
+   * pending and its next due time stale, so a pool claims and admits what other processes made
+   * ready even when no wake-up reaches it (wake-ups off, a transaction-mode pooler, a lost
+   * listening connection, a missed notification).
    */
   private void awaitWork() {
     synchronized (signal) {
-      long deadline = System.nanoTime() + pollInterval.toNanos();
       while (life == State.RUNNING) {
+        long nowNanos = System.nanoTime();
+        if (nowNanos - nextPollNanos >= 0) {
+          for (DomainState s : state.values()) {
+            s.pending = true; // the poll
+            s.dueStale = true;
+          }
+          nextPollNanos = nowNanos + pollInterval.toNanos();
+        }
         Instant recheck = null;
         for (DomainState s : state.values()) {
           if (s.recheck != null && !Instant.now().isBefore(s.recheck)) {
@@ -552,38 +576,25 @@ public final class WorkerPool implements AutoCloseable {
             recheck = s.recheck;
           }
         }
-        boolean anyPending = state.values().stream().anyMatch(s -> s.pending || s.dueStale);
-        if (anyPending && permits.availablePermits() > 0) {
-          return;
+        boolean anyWork = state.values().stream().anyMatch(s -> s.pending || s.dueStale);
+        boolean claimable = state.values().stream().anyMatch(s -> s.pending);
+        if (anyWork && (permits.availablePermits() > 0 || !claimable)) {
+          return; // a due time to read needs no free thread; a claim does
         }
-        if (signalled) {
-          signalled = false;
-          if (anyPending && permits.availablePermits() > 0) {
-            return;
-          }
-        }
-        long waitNanos = deadline - System.nanoTime();
+        long waitNanos = nextPollNanos - nowNanos;
         Instant due = earliestDue();
         if (due != null) {
+          if (!Instant.now().isBefore(due)) {
+            return; // a delayed task's or a schedule check's time has come
+          }
           waitNanos = Math.min(waitNanos, Duration.between(Instant.now(), due).toNanos());
         }
         if (recheck != null) {
           waitNanos =
               Math.min(waitNanos, Math.max(1, Duration.between(Instant.now(), recheck).toNanos()));
         }
-        if (waitNanos <= 0) {
-          if (due != null && !Instant.now().isBefore(due)) {
-            return; // a delayed task's time has come
-          }
-          state.values().forEach(s -> s.pending = true); // the poll
-          if (permits.availablePermits() > 0) {
-            return;
-          }
-          deadline = System.nanoTime() + pollInterval.toNanos();
-          continue;
-        }
         try {
-          TimeUnit.NANOSECONDS.timedWait(signal, waitNanos);
+          TimeUnit.NANOSECONDS.timedWait(signal, Math.max(1, waitNanos));
         } catch (InterruptedException e) {
           return; // close() interrupts to stop
         }
@@ -608,7 +619,6 @@ public final class WorkerPool implements AutoCloseable {
         .append(", dispatcher ")
         .append(dispatcher == null ? "none" : dispatcher.getState());
     synchronized (signal) {
-      out.append(", signalled ").append(signalled);
       state.forEach(
           (d, s) ->
               out.append("; ")
@@ -696,7 +706,6 @@ public final class WorkerPool implements AutoCloseable {
       life = State.STOPPING;
     }
     synchronized (signal) {
-      signalled = true;
       signal.notifyAll();
     }
     purger.close();

@@ -26,7 +26,8 @@ import org.junit.jupiter.api.Test;
 class WorkerPoolerTest {
 
   private static final String WARNING =
-      "LISTEN/NOTIFY does not reach this connection (a transaction-mode pooler?); polling instead";
+      "LISTEN/NOTIFY does not reach this connection within 2 s (a transaction-mode pooler, or a"
+          + " very busy server?); polling instead, and probing again every 60 s";
 
   @Test
   void behind_a_transaction_mode_pooler_the_pool_warns_once_and_polls() throws Exception {
