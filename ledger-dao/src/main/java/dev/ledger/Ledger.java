@@ -356,6 +356,11 @@ public final class Ledger extends LedgerOperations {
   }
 
   @Override
+  <T> T writeInOneRoundTrip(String operation, Function<Tx, T> body) {
+    return ops.engine.writeInOneRoundTrip(operation, body);
+  }
+
+  @Override
   <T> T read(String operation, Function<Tx, T> body) {
     return ops.engine.read(operation, body);
   }

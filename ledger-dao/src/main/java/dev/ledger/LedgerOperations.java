@@ -128,6 +128,20 @@ public abstract class LedgerOperations {
   }
 
   /**
+   * Runs a write as {@link #write} does, letting the body send statements that commit themselves in
+   * a transaction the ledger owns ({@link dev.ledger.kernel.Engine#writeInOneRoundTrip}: a
+   * controlled claim); in a caller's transaction, the same as {@link #write}.
+   *
+   * @param operation the operation's name, for messages
+   * @param body the work
+   * @param <T> its result
+   * @return the body's result
+   */
+  <T> T writeInOneRoundTrip(String operation, Function<Tx, T> body) {
+    return write(operation, body);
+  }
+
+  /**
    * Runs a read in a connection context: a pooled connection, or the caller's transaction.
    *
    * @param operation the operation's name, for messages
@@ -306,7 +320,7 @@ public abstract class LedgerOperations {
    * @throws InvalidInputException naming {@code domain}, {@code claimer} or {@code max}
    */
   public final List<Lease> claimBatch(String domain, Claimer claimer, int max) {
-    return write("claim", tx -> ops.claims.claimBatch(tx, domain, claimer, max));
+    return writeInOneRoundTrip("claim", tx -> ops.claims.claimBatch(tx, domain, claimer, max));
   }
 
   /**

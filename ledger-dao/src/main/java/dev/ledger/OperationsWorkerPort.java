@@ -23,7 +23,8 @@ final class OperationsWorkerPort implements WorkerPort {
 
   @Override
   public List<ClaimedTask> claimTasks(String domain, Claimer claimer, int max) {
-    return on.write("claim", tx -> on.ops.claims.claimTasks(tx, domain, claimer, max));
+    return on.writeInOneRoundTrip(
+        "claim", tx -> on.ops.claims.claimTasks(tx, domain, claimer, max));
   }
 
   @Override

@@ -18,7 +18,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * workers show that price), every claim completed outside the measured time (so the claimed tasks
  * the limit counts stay few, as in a fleet whose handlers finish). The issue's target: at least
  * 0.9x. {@code --quick} checks correctness only (no task claimed twice, every claim logged and
- * completed, the limits read back); its ratio is printed but never judged.
+ * completed, the limits read back); its ratio is printed but never judged. Then the row as users
+ * run it: {@link ControlsPoolBench}.
  */
 final class ControlsBench {
 
@@ -32,7 +33,9 @@ final class ControlsBench {
 
   static void run(Context ctx) throws Exception {
     String db = ctx.server().createDatabase("b16");
-    try (HikariDataSource pool = ctx.server().pool(db, 8)) {
+    // 8 connections for the claim rows' workers; the pool row's 4 pools of 4 threads claim and
+    // complete through the same pool, so it is sized for them
+    try (HikariDataSource pool = ctx.server().pool(db, 16)) {
       Ledger ledger = Context.ledger(pool);
       String limited = "b16-limited";
       String free = "b16-free";
@@ -98,6 +101,7 @@ final class ControlsBench {
                   + freeClaims.get()
                   + " free claims, each completed, none twice; rate = claims per second of claim"
                   + " time");
+      ControlsPoolBench.run(ctx, pool, ledger);
     } finally {
       ctx.server().dropDatabase(db);
     }

@@ -109,7 +109,7 @@ public final class Claims {
     boolean citus = engine.citus();
     List<TasksRecord> rows;
     if (gatedSchemas.contains(schema.get()) && !citus) {
-      rows = claimGated(ctx, domain, schema.get(), claimer, max, slack);
+      rows = claimGated(tx, ctx, domain, schema.get(), claimer, max, slack);
     } else {
       Gated gated =
           gatedSchemas.contains(schema.get()) ? gate(ctx, domain, schema.get(), max) : null;
@@ -123,7 +123,9 @@ public final class Claims {
         // again
         gatedSchemas.add(schema.get());
         if (!citus) {
-          rows = claimGated(ctx, domain, schema.get(), claimer, max, slack);
+          // in the transaction the ungated claim began: the lock is held to its commit (once per
+          // schema and process, when a control is first seen)
+          rows = claimGated(tx, ctx, domain, schema.get(), claimer, max, slack);
         } else {
           gated = gate(ctx, domain, schema.get(), max);
           if (gated == null || gated.grant().allowed() == 0) {
@@ -150,11 +152,23 @@ public final class Claims {
    * A claim of a domain with a queue control set, outside Citus: the controls row's lock, the gate
    * and the claim in one round trip ({@link GatedClaimSql#claimGated}); records whether the
    * controls held it back, and forgets the schema as controlled when it finds no control set. When
-   * concurrent claimers hold rows of its window, it claims again from a larger one (the lock is
-   * held: the gate then counts what this claim took already).
+   * concurrent claimers hold rows of its window, it claims again from a larger one (the gate then
+   * counts what this claim took already: in the same transaction, or, when each claim commits
+   * itself, in the one committed before).
+   *
+   * <p>In a transaction of the ledger's own that has run no statement yet (the domain's schema was
+   * cached: {@link Tx#canCommitItself()}), each claim statement commits itself in its own round
+   * trip, the bounds and the controls row's lock included ({@link Tx#commitItself}): the lock is
+   * held for the server's time only, never across a round trip of the client's.
    */
   private List<TasksRecord> claimGated(
-      DSLContext ctx, String domain, String schema, Claimer claimer, int max, ClaimSlack slack) {
+      Tx tx,
+      DSLContext ctx,
+      String domain,
+      String schema,
+      Claimer claimer,
+      int max,
+      ClaimSlack slack) {
     String holder = claimer.holder();
     boolean dbClock = engine.systemClock();
     // the payload around its "until", which the statement writes from the time it reads
@@ -179,8 +193,7 @@ public final class Claims {
             payload.substring(0, at),
             payload.substring(at + epoch.length()));
     int window = ClaimSlack.window(max, slack.current());
-    GatedClaimSql.GatedClaim first =
-        GatedClaimSql.claimGated(engine.statements(), ctx, args, max, window);
+    GatedClaimSql.GatedClaim first = gatedOnce(tx, ctx, schema, args, max, window);
     QueueControls.Hold[] why = new QueueControls.Hold[1];
     int allowed = allowed(first.gate(), max, why);
     if (!first.gate().active()) {
@@ -197,13 +210,24 @@ public final class Claims {
     int windowRows = first.windowRows();
     while (rows.size() < ask && window <= ClaimSql.MAX_CLAIM_WINDOW / 8 && windowRows >= window) {
       window *= 8;
-      GatedClaimSql.GatedClaim next =
-          GatedClaimSql.claimGated(engine.statements(), ctx, args, ask - rows.size(), window);
+      GatedClaimSql.GatedClaim next = gatedOnce(tx, ctx, schema, args, ask - rows.size(), window);
       rows.addAll(next.rows());
       windowRows = next.windowRows();
     }
     slack.record(contended);
     return rows;
+  }
+
+  /** One gated claim statement: committing itself when the transaction allows, else in it. */
+  private GatedClaimSql.GatedClaim gatedOnce(
+      Tx tx, DSLContext ctx, String schema, GatedClaimSql.GatedArgs args, int max, int window) {
+    if (tx.canCommitItself()) {
+      return tx.commitItself(
+          schema,
+          (own, bounds) ->
+              GatedClaimSql.claimGated(engine.statements(), own, args, max, window, bounds));
+    }
+    return GatedClaimSql.claimGated(engine.statements(), ctx, args, max, window, null);
   }
 
   /**

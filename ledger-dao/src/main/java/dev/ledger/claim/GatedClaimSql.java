@@ -49,6 +49,33 @@ final class GatedClaimSql {
   private static final Slot<String> PAYLOAD_TAIL =
       Slot.of("claimed payload tail", SQLDataType.CLOB);
 
+  /** {@code lock_timeout} of a claim that commits itself ({@link #claimGated} with bounds). */
+  private static final Slot<String> LOCK_TIMEOUT = Slot.of("lock_timeout", SQLDataType.VARCHAR);
+
+  /** {@code statement_timeout} of a claim that commits itself. */
+  private static final Slot<String> STATEMENT_TIMEOUT =
+      Slot.of("statement_timeout", SQLDataType.VARCHAR);
+
+  /** The gated claim's slots, in the order {@link #claimGated} passes them. */
+  private static final List<Slot<?>> SLOTS =
+      List.of(
+          ClaimSql.NOW,
+          LEASE_MICROS,
+          DB_CLOCK,
+          ClaimSql.HOLDER,
+          ClaimSql.MANIFEST,
+          ClaimSql.RANK,
+          ClaimSql.MAX,
+          ClaimSql.WINDOW,
+          PAYLOAD_HEAD,
+          PAYLOAD_TAIL);
+
+  /** The slots of the claim that commits itself: {@link #SLOTS}, then the two bounds. */
+  private static final List<Slot<?>> SELF_COMMITTING_SLOTS =
+      java.util.stream.Stream.concat(
+              SLOTS.stream(), java.util.stream.Stream.of(LOCK_TIMEOUT, STATEMENT_TIMEOUT))
+          .toList();
+
   private static final Field<Boolean> GATE_ACTIVE =
       DSL.field(DSL.name("gate_active"), SQLDataType.BOOLEAN);
   private static final Field<Boolean> GATE_PAUSED =
@@ -119,47 +146,51 @@ final class GatedClaimSql {
    * the controls allow, and counts what it took in the window. The claim's time is read after the
    * lock and the count: the database server's clock when {@code dbClock} (the ledger's clock is the
    * system's), else {@link GatedArgs#now}.
+   *
+   * <p>With {@code bounds} (a claim that commits itself, {@link dev.ledger.kernel.Tx#commitItself},
+   * on a connection in autocommit mode) a first statement sets {@code lock_timeout} and {@code
+   * statement_timeout} for the implicit transaction the three statements run in: the lock's wait
+   * and the claim are bounded, and the server commits, releasing the lock, before the answer is
+   * sent. Without, the statements run in the operation's transaction and the lock is held to its
+   * end.
+   *
+   * @param bounds {@code lock_timeout} and {@code statement_timeout} as {@link
+   *     dev.ledger.kernel.Tx#commitItself} gives them, or null inside a transaction
    */
   static GatedClaim claimGated(
-      RenderedStatement.Cache statements, DSLContext ctx, GatedArgs a, int max, int window) {
+      RenderedStatement.Cache statements,
+      DSLContext ctx,
+      GatedArgs a,
+      int max,
+      int window,
+      String[] bounds) {
+    boolean self = bounds != null;
     RenderedStatement claim =
         statements.get(
             ctx,
-            "claim gated",
-            () ->
-                DSL.selectOne()
-                    .from(QUEUE_CONTROLS)
-                    .where(QUEUE_CONTROLS.ACTIVE.isTrue())
-                    .forUpdate(),
+            self ? "claim gated, committing itself" : "claim gated",
+            () -> self ? List.of(boundsLead(), lockLead()) : List.of(lockLead()),
             GatedClaimSql::gatedTemplate,
-            List.of(
-                ClaimSql.NOW,
-                LEASE_MICROS,
-                DB_CLOCK,
-                ClaimSql.HOLDER,
-                ClaimSql.MANIFEST,
-                ClaimSql.RANK,
-                ClaimSql.MAX,
-                ClaimSql.WINDOW,
-                PAYLOAD_HEAD,
-                PAYLOAD_TAIL));
+            self ? SELF_COMMITTING_SLOTS : SLOTS);
+    Object[] values = {
+      a.now(),
+      a.leaseMicros(),
+      a.dbClock() ? 1 : 0,
+      a.holder(),
+      a.manifest(),
+      a.rank(),
+      max,
+      window,
+      a.payloadHead(),
+      a.payloadTail(),
+      self ? bounds[0] : null,
+      self ? bounds[1] : null
+    };
+    Object[] bound = self ? values : java.util.Arrays.copyOf(values, SLOTS.size());
     List<TasksRecord> rows = new java.util.ArrayList<>();
     int windowRows = 0;
     GateState gate = null;
-    for (Record r :
-        claim.fetch(
-            ctx,
-            GATED_CLAIMED,
-            a.now(),
-            a.leaseMicros(),
-            a.dbClock() ? 1 : 0,
-            a.holder(),
-            a.manifest(),
-            a.rank(),
-            max,
-            window,
-            a.payloadHead(),
-            a.payloadTail())) {
+    for (Record r : claim.fetch(ctx, GATED_CLAIMED, bound)) {
       windowRows = r.get(ClaimSql.WINDOW_ROWS);
       gate =
           new GateState(
@@ -177,6 +208,22 @@ final class GatedClaimSql {
       }
     }
     return new GatedClaim(rows, windowRows, gate);
+  }
+
+  /** The statement that sets a transaction's bounds (a claim that commits itself). */
+  private static org.jooq.Query boundsLead() {
+    return DSL.select(
+        setConfig("lock_timeout", LOCK_TIMEOUT), setConfig("statement_timeout", STATEMENT_TIMEOUT));
+  }
+
+  private static Field<String> setConfig(String setting, Slot<String> value) {
+    return DSL.function(
+        "set_config", String.class, DSL.inline(setting), value.field(), DSL.inline(true));
+  }
+
+  /** The controls row's lock: the claims of a controlled domain take turns. */
+  private static org.jooq.Query lockLead() {
+    return DSL.selectOne().from(QUEUE_CONTROLS).where(QUEUE_CONTROLS.ACTIVE.isTrue()).forUpdate();
   }
 
   /** The gated claim statement (see {@link #claimGated}). */

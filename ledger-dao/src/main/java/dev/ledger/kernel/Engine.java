@@ -269,7 +269,7 @@ public final class Engine {
       if (collision != null) {
         throw new dev.ledger.TransactionPoolerException(operation, collision, e);
       }
-      IllegalArgumentException unreadable = unreadableValue(e);
+      IllegalArgumentException unreadable = StorageErrors.unreadableValue(e);
       if (unreadable != null) {
         // a converter could not read a stored value: bad data, not a database failure
         throw new dev.ledger.StoredDataException(operation, unreadable.getMessage(), e);
@@ -302,25 +302,6 @@ public final class Engine {
   }
 
   /**
-   * The converter failure behind a jOOQ error that no database error caused (jOOQ reports those
-   * with SQLState {@code 00000}).
-   *
-   * @param e the error
-   * @return the converter's {@link IllegalArgumentException}, or null
-   */
-  private static IllegalArgumentException unreadableValue(DataAccessException e) {
-    if (e.getCause(java.sql.SQLException.class) != null) {
-      return null;
-    }
-    for (Throwable t = e.getCause(); t != null; t = t.getCause() == t ? null : t.getCause()) {
-      if (t instanceof IllegalArgumentException i) {
-        return i;
-      }
-    }
-    return null;
-  }
-
-  /**
    * Runs {@code body} in a transaction the ledger owns, on one pooled connection: committed when
    * the body returns, rolled back when it throws. When the data source hands out a connection that
    * is already in a transaction (autocommit off on acquisition: Spring's {@code
@@ -338,7 +319,7 @@ public final class Engine {
    *     during the commit
    */
   public <T> T write(String operation, Function<Tx, T> body) {
-    return write(operation, body, false);
+    return write(operation, body, Mode.BOUND);
   }
 
   /**
@@ -355,20 +336,53 @@ public final class Engine {
    * @throws LedgerStorageException as {@link #write}
    */
   public <T> T writeFoldingBounds(String operation, Function<Tx, T> body) {
-    return write(operation, body, true);
+    return write(operation, body, Mode.FOLD);
   }
 
-  private <T> T write(String operation, Function<Tx, T> body, boolean fold) {
+  /**
+   * Runs {@code body} as {@link #write} does, except that a transaction of the ledger's own is not
+   * begun until the body's first statement through the {@link Tx}'s contexts: before that, the body
+   * may instead send statements that commit themselves, one round trip each, bounds included
+   * ({@link Tx#canCommitItself()}, {@link Tx#commitItself}). A controlled claim so holds its
+   * domain's controls row for the server's time only, not across the round trip of a commit (issue
+   * 25, B16). The connection is the pool's, in autocommit mode, with the network bound set; it is
+   * left as it was. In a caller's transaction (joined) and when execute listeners are configured
+   * (they see a lead statement on its own, which would commit alone), the same as {@link #write}:
+   * nothing commits itself.
+   *
+   * @param operation the operation's name, for messages
+   * @param body the work; once a statement committed itself it may send more that do, but none in
+   *     the transaction
+   * @param <T> its result
+   * @return the body's result
+   * @throws LedgerStorageException as {@link #write}; {@link
+   *     LedgerStorageException#outcomeUnknown()} also when the connection was lost during a
+   *     statement that commits itself, or when such a statement failed after an earlier one of the
+   *     operation committed
+   */
+  public <T> T writeInOneRoundTrip(String operation, Function<Tx, T> body) {
+    boolean observed = dsl.directory().configuration().executeListenerProviders().length > 0;
+    return write(operation, body, observed ? Mode.BOUND : Mode.ONE_ROUND_TRIP);
+  }
+
+  /** How a transaction of the ledger's own opens: its bounds set, folded, or begun on demand. */
+  private enum Mode {
+    BOUND,
+    FOLD,
+    ONE_ROUND_TRIP
+  }
+
+  private <T> T write(String operation, Function<Tx, T> body, Mode mode) {
     return run(
         operation,
         () -> {
           try {
-            return once(operation, body, fold);
+            return once(operation, body, mode);
           } catch (ProvisionFirst p) {
             directory.ensure(p.domain);
           }
           try {
-            return once(operation, body, fold);
+            return once(operation, body, mode);
           } catch (ProvisionFirst p) {
             throw new LedgerException(
                 operation + ": domain '" + p.domain + "' has no route although it was provisioned");
@@ -376,14 +390,14 @@ public final class Engine {
         });
   }
 
-  private <T> T once(String operation, Function<Tx, T> body, boolean fold) {
+  private <T> T once(String operation, Function<Tx, T> body, Mode mode) {
     Connection c = connect(operation);
     try {
       if (!autoCommit(operation, c)) {
         // the data source's connection is in a caller's transaction: join it
         return body.apply(new Tx(c, false, dsl));
       }
-      return owned(operation, c, body, fold);
+      return owned(operation, c, body, mode);
     } finally {
       closeQuietly(c);
     }
@@ -392,34 +406,52 @@ public final class Engine {
   /**
    * Runs {@code body} in a transaction of the ledger's own on {@code c} (in autocommit mode when
    * given), under the {@link dev.ledger.Timeouts}: committed when the body returns, rolled back
-   * when it throws; the connection is left in autocommit mode with its socket timeout as it was.
+   * when it throws; the connection is left in autocommit mode with its socket timeout as it was. In
+   * {@link Mode#ONE_ROUND_TRIP} the transaction begins at the body's first statement, if any; a
+   * statement that committed itself is reported as a commit is.
    */
-  private <T> T owned(String operation, Connection c, Function<Tx, T> body, boolean fold) {
+  private <T> T owned(String operation, Connection c, Function<Tx, T> body, Mode mode) {
     int network = bindNetwork(operation, c);
     try {
-      setAutoCommit(operation, c, false);
+      Tx tx = new Tx(c, true, dsl);
+      if (mode == Mode.ONE_ROUND_TRIP) {
+        tx.deferBegin(bounds);
+      } else {
+        setAutoCommit(operation, c, false);
+      }
       T result;
       try {
-        Tx tx = new Tx(c, true, dsl);
-        if (fold) {
+        if (mode == Mode.FOLD) {
           tx.deferBounds(bounds);
-        } else {
+        } else if (mode == Mode.BOUND) {
           bounds.bindTransaction(c);
         }
         result = body.apply(tx);
+      } catch (Tx.SelfCommitFailure f) {
+        // an I/O failure after the execute was sent may have come after the server's commit; a
+        // failure after an earlier statement committed leaves that one's work in place
+        Throwable cause = f.getCause();
+        if (f.afterCommitted()) {
+          throw new LedgerStorageException(operation, StorageErrors.sqlState(cause), cause, true);
+        }
+        throw errors.of(operation, cause, true);
       } catch (SQLException e) {
         rollbackQuietly(c, e);
         throw errors.of(operation, e, false);
       } catch (RuntimeException | Error e) {
-        rollbackQuietly(c, e);
+        if (tx.transactionOpen()) {
+          rollbackQuietly(c, e);
+        }
         throw e;
       }
-      try {
-        c.commit();
-      } catch (SQLException e) {
-        throw errors.of(operation, e, true);
+      if (tx.transactionOpen()) {
+        try {
+          c.commit();
+        } catch (SQLException e) {
+          throw errors.of(operation, e, true);
+        }
+        setAutoCommit(operation, c, true);
       }
-      setAutoCommit(operation, c, true);
       return result;
     } finally {
       Bounds.restore(c, network);
@@ -454,37 +486,9 @@ public final class Engine {
     return run(
         operation,
         () -> {
-          checkJoinable(connection);
+          Tx.checkJoinable(connection);
           return body.apply(new Tx(connection, false, dsl));
         });
-  }
-
-  /**
-   * Checks that a caller's connection is in a transaction the ledger can join.
-   *
-   * @param connection the connection
-   * @throws dev.ledger.InvalidInputException naming {@code connection} when it is null, closed or
-   *     in autocommit mode
-   */
-  public static void checkJoinable(Connection connection) {
-    if (connection == null) {
-      throw new dev.ledger.InvalidInputException("connection", "must not be null");
-    }
-    boolean autoCommit;
-    try {
-      if (connection.isClosed()) {
-        throw new dev.ledger.InvalidInputException("connection", "is closed");
-      }
-      autoCommit = connection.getAutoCommit();
-    } catch (SQLException e) {
-      throw new LedgerStorageException("join transaction", e.getSQLState(), e);
-    }
-    if (autoCommit) {
-      throw new dev.ledger.InvalidInputException(
-          "connection",
-          "is in autocommit mode, so there is no transaction to join: call"
-              + " setAutoCommit(false) first, or call the ledger itself for a transaction of its own");
-    }
   }
 
   /**
@@ -535,26 +539,11 @@ public final class Engine {
             if (!autoCommit(operation, c)) {
               return body.apply(new Tx(c, true, dsl));
             }
-            return owned(operation, c, body, false);
+            return owned(operation, c, body, Mode.BOUND);
           } finally {
             closeQuietly(c);
           }
         });
-  }
-
-  /**
-   * Thrown inside a transaction the ledger owns when the domain written to has no schema yet:
-   * {@link #write} rolls back, provisions the domain in a transaction of its own and runs the
-   * operation again. Never leaves this class.
-   */
-  private static final class ProvisionFirst extends RuntimeException {
-    private static final long serialVersionUID = 1L;
-    private final String domain;
-
-    ProvisionFirst(String domain) {
-      super("domain " + domain + " has no schema yet", null, false, false);
-      this.domain = domain;
-    }
   }
 
   private Connection connect(String operation) {

@@ -51,22 +51,27 @@ public final class RenderedStatement {
 
   private final String sql;
 
-  /** For each {@code ?} of {@link #sql}, in order: the index of its slot in the caller's list. */
+  /**
+   * For each {@code ?} of the leads and then of {@link #sql}, in order: the index of its slot in
+   * the caller's list.
+   */
   private final int[] positions;
 
   private final List<Slot<?>> slots;
 
-  /**
-   * A statement without bind values sent before {@link #sql} in the same round trip, or null: its
-   * result is skipped (see {@link #render(DSLContext, Query, Query, List)}).
-   */
-  private final String lead;
+  /** The statements sent before {@link #sql} in the same round trip, in order; maybe none. */
+  private final List<String> leads;
 
-  private RenderedStatement(String sql, int[] positions, List<Slot<?>> slots, String lead) {
+  /** How many bind values each lead takes (the first ones of {@link #positions}). */
+  private final int[] leadBinds;
+
+  private RenderedStatement(
+      String sql, int[] positions, List<Slot<?>> slots, List<String> leads, int[] leadBinds) {
     this.sql = sql;
     this.positions = positions;
     this.slots = slots;
-    this.lead = lead;
+    this.leads = leads;
+    this.leadBinds = leadBinds;
   }
 
   /**
@@ -184,15 +189,14 @@ public final class RenderedStatement {
    *     slot is not used
    */
   public static RenderedStatement render(DSLContext ctx, Query template, List<Slot<?>> slots) {
-    Map<Object, Integer> byMarker = new HashMap<>();
-    for (int i = 0; i < slots.size(); i++) {
-      if (byMarker.put(slots.get(i).marker, i) != null) {
-        throw new IllegalStateException("slot " + slots.get(i).name + " is listed twice");
-      }
-    }
-    List<Object> binds = ctx.extractBindValues(template);
+    return render(ctx, List.of(), template, slots);
+  }
+
+  /** The slot index of each bind value of {@code q}, checking that each is a slot's placeholder. */
+  private static int[] positionsOf(
+      DSLContext ctx, Query q, Map<Object, Integer> byMarker, boolean[] used) {
+    List<Object> binds = ctx.extractBindValues(q);
     int[] positions = new int[binds.size()];
-    boolean[] used = new boolean[slots.size()];
     for (int i = 0; i < positions.length; i++) {
       Integer slot = byMarker.get(binds.get(i));
       if (slot == null) {
@@ -206,36 +210,54 @@ public final class RenderedStatement {
       positions[i] = slot;
       used[slot] = true;
     }
+    return positions;
+  }
+
+  /**
+   * Renders a template once, to run after lead statements in the same round trip: all are sent
+   * together, as one JDBC execute (one network round trip; each statement takes its own snapshot
+   * under READ COMMITTED, so the template's sees what committed while a lead waited for a lock; in
+   * autocommit mode the server runs the whole text as one implicit transaction, committed before
+   * the execute returns). The leads' results are skipped; {@link #fetch} returns the template's
+   * rows. The leads may take the slots' values too (e.g. {@code set_config} of a transaction's
+   * bounds). With execute listeners each statement runs on its own, in order, each seen by the
+   * listeners.
+   *
+   * @param ctx the context to render with, not null
+   * @param leads the statements sent first, in order; their results are skipped
+   * @param template the statement whose rows are read, built with the slots' placeholders
+   * @param slots the slots of the leads and the template, in the order callers pass values; each
+   *     used at least once
+   * @return the rendered statements
+   * @throws IllegalStateException see {@link #render(DSLContext, Query, List)}
+   */
+  public static RenderedStatement render(
+      DSLContext ctx, List<? extends Query> leads, Query template, List<Slot<?>> slots) {
+    Map<Object, Integer> byMarker = new HashMap<>();
+    for (int i = 0; i < slots.size(); i++) {
+      if (byMarker.put(slots.get(i).marker, i) != null) {
+        throw new IllegalStateException("slot " + slots.get(i).name + " is listed twice");
+      }
+    }
+    boolean[] used = new boolean[slots.size()];
+    List<String> leadSql = new ArrayList<>(leads.size());
+    int[] leadBinds = new int[leads.size()];
+    List<int[]> parts = new ArrayList<>(leads.size() + 1);
+    for (int i = 0; i < leads.size(); i++) {
+      int[] p = positionsOf(ctx, leads.get(i), byMarker, used);
+      leadBinds[i] = p.length;
+      parts.add(p);
+      leadSql.add(ctx.render(leads.get(i)));
+    }
+    parts.add(positionsOf(ctx, template, byMarker, used));
     for (int i = 0; i < used.length; i++) {
       if (!used[i]) {
         throw new IllegalStateException("slot " + slots.get(i).name + " is not used");
       }
     }
-    return new RenderedStatement(ctx.render(template), positions, List.copyOf(slots), null);
-  }
-
-  /**
-   * Renders a template once, to run after a lead statement in the same round trip: both are sent
-   * together (one network round trip; each statement takes its own snapshot under READ COMMITTED,
-   * so the template's sees what committed while the lead waited for a lock). The lead's result is
-   * skipped; {@link #fetch} returns the template's rows. With execute listeners the two run one
-   * after the other, each seen by the listeners.
-   *
-   * @param ctx the context to render with, not null
-   * @param lead a statement without bind values, e.g. a {@code SELECT ... FOR UPDATE}
-   * @param template the statement whose rows are read, built with the slots' placeholders
-   * @param slots the template's slots, in the order callers pass values
-   * @return the rendered pair
-   * @throws IllegalStateException when the lead has bind values, or see {@link #render(DSLContext,
-   *     Query, List)}
-   */
-  public static RenderedStatement render(
-      DSLContext ctx, Query lead, Query template, List<Slot<?>> slots) {
-    if (!ctx.extractBindValues(lead).isEmpty()) {
-      throw new IllegalStateException("a lead statement takes no bind values: inline them");
-    }
-    RenderedStatement main = render(ctx, template, slots);
-    return new RenderedStatement(main.sql, main.positions, main.slots, ctx.render(lead));
+    int[] positions = parts.stream().flatMapToInt(java.util.Arrays::stream).toArray();
+    return new RenderedStatement(
+        ctx.render(template), positions, List.copyOf(slots), List.copyOf(leadSql), leadBinds);
   }
 
   /**
@@ -274,11 +296,16 @@ public final class RenderedStatement {
       DSLContext ctx, Field<?>[] fields, Supplier<R> newRecord, Object[] values) {
     Object[] bound = ordered(values);
     if (observed(ctx)) {
-      if (lead != null) {
-        ctx.execute(lead);
+      int from = 0;
+      for (int i = 0; i < leads.size(); i++) {
+        ctx.execute(leads.get(i), (Object[]) params(bound, from, from + leadBinds[i]));
+        from += leadBinds[i];
       }
       List<R> rows = new ArrayList<>();
-      for (Record r : ctx.resultQuery(sql, (Object[]) params(bound)).coerce(fields).fetch()) {
+      for (Record r :
+          ctx.resultQuery(sql, (Object[]) params(bound, from, bound.length))
+              .coerce(fields)
+              .fetch()) {
         R row = newRecord.get();
         for (Field<?> f : fields) {
           copy(r, row, f);
@@ -288,14 +315,19 @@ public final class RenderedStatement {
       }
       return rows;
     }
-    if (lead != null) {
+    if (!leads.isEmpty()) {
       return ctx.connectionResult(
           c -> {
-            try (PreparedStatement ps = c.prepareStatement(lead + ";\n" + sql)) {
+            try (PreparedStatement ps =
+                c.prepareStatement(String.join(";\n", leads) + ";\n" + sql)) {
               bind(ps, bound);
-              ps.execute(); // the lead's result, skipped
-              if (!ps.getMoreResults()) {
-                throw new IllegalStateException("the statement after the lead returned no rows");
+              ps.execute(); // the first lead's result, skipped
+              for (int i = 0; i < leads.size(); i++) {
+                // each further result: the next lead's, skipped, then the statement's
+                if (!ps.getMoreResults()) {
+                  throw new IllegalStateException(
+                      "the statement after lead " + (i + 1) + " returned no rows");
+                }
               }
               try (ResultSet rs = ps.getResultSet()) {
                 return readAll(rs, fields, newRecord);
@@ -380,12 +412,12 @@ public final class RenderedStatement {
    * @throws org.jooq.exception.DataAccessException when the database refuses it
    */
   public int execute(DSLContext ctx, Object... values) {
-    if (lead != null) {
+    if (!leads.isEmpty()) {
       throw new IllegalStateException("a statement with a lead is fetched, not executed");
     }
     Object[] bound = ordered(values);
     if (observed(ctx)) {
-      return ctx.execute(sql, (Object[]) params(bound));
+      return ctx.execute(sql, (Object[]) params(bound, 0, bound.length));
     }
     return ctx.connectionResult(
         c -> {
@@ -441,11 +473,11 @@ public final class RenderedStatement {
     return out;
   }
 
-  /** The ordered values as jOOQ bind values of their slots' types. */
-  private QueryPart[] params(Object[] ordered) {
-    QueryPart[] out = new QueryPart[ordered.length];
-    for (int i = 0; i < ordered.length; i++) {
-      out[i] = param(slots.get(positions[i]), ordered[i]);
+  /** The ordered values {@code from} to {@code to} as jOOQ bind values of their slots' types. */
+  private QueryPart[] params(Object[] ordered, int from, int to) {
+    QueryPart[] out = new QueryPart[to - from];
+    for (int i = from; i < to; i++) {
+      out[i - from] = param(slots.get(positions[i]), ordered[i]);
     }
     return out;
   }
@@ -502,8 +534,8 @@ public final class RenderedStatement {
      *
      * @param ctx a context (a transaction's, or a render-mapped one), not null
      * @param name the statement's name, e.g. {@code claim}; one name, one template
-     * @param lead builds the statement sent first in the same round trip, without bind values (see
-     *     {@link RenderedStatement#render(DSLContext, Query, Query, List)})
+     * @param leads builds the statements sent first in the same round trip (see {@link
+     *     RenderedStatement#render(DSLContext, List, Query, List)})
      * @param template builds the statement; called once per render mapping and name
      * @param slots the statement's slots, in the order callers pass values
      * @return the statement
@@ -512,13 +544,13 @@ public final class RenderedStatement {
     public RenderedStatement get(
         DSLContext ctx,
         String name,
-        Supplier<? extends Query> lead,
+        Supplier<? extends List<? extends Query>> leads,
         Supplier<? extends Query> template,
         List<Slot<?>> slots) {
       String key = key(ctx, name);
       RenderedStatement s = byKey.get(key);
       if (s == null) {
-        s = byKey.computeIfAbsent(key, k -> render(ctx, lead.get(), template.get(), slots));
+        s = byKey.computeIfAbsent(key, k -> render(ctx, leads.get(), template.get(), slots));
       }
       return s;
     }

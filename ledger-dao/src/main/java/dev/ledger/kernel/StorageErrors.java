@@ -136,6 +136,25 @@ final class StorageErrors {
     return state == null || state.startsWith("08") || state.startsWith("57");
   }
 
+  /**
+   * The converter failure behind a jOOQ error that no database error caused (jOOQ reports those
+   * with SQLState {@code 00000}).
+   *
+   * @param e the error
+   * @return the converter's {@link IllegalArgumentException}, or null
+   */
+  static IllegalArgumentException unreadableValue(org.jooq.exception.DataAccessException e) {
+    if (e.getCause(java.sql.SQLException.class) != null) {
+      return null;
+    }
+    for (Throwable t = e.getCause(); t != null; t = t.getCause() == t ? null : t.getCause()) {
+      if (t instanceof IllegalArgumentException i) {
+        return i;
+      }
+    }
+    return null;
+  }
+
   private static boolean has(Throwable failure, Class<? extends Throwable> type) {
     for (Throwable t = failure; t != null; t = next(t)) {
       if (type.isInstance(t)) {

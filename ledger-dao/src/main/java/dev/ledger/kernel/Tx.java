@@ -1,12 +1,15 @@
 package dev.ledger.kernel;
 
+import dev.ledger.LedgerStorageException;
 import dev.ledger.schema.RenderMappedDsl;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Savepoint;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.function.BiFunction;
 import java.util.function.Supplier;
+import org.jooq.ConnectionProvider;
 import org.jooq.DSLContext;
 import org.jooq.exception.DataAccessException;
 import org.jooq.impl.DSL;
@@ -18,6 +21,11 @@ import org.jooq.impl.DefaultConnectionProvider;
  * commits or rolls it back) or joins a caller's (it never commits, rolls back or closes it). Hands
  * out jOOQ contexts bound to that one connection and render-mapped to the directory or a domain
  * schema, so every statement of an operation runs in the same transaction whoever owns it.
+ *
+ * <p>A transaction of the ledger's own begun by {@link Engine#writeInOneRoundTrip} starts later:
+ * its connection stays in autocommit mode until the first statement run through one of its contexts
+ * (or {@link #connection()}), which begins the transaction and sets its bounds. Until then the
+ * operation may instead send statements that commit themselves ({@link #commitItself}).
  *
  * <p>Internal to the ledger (its operations take one; callers use {@code Ledger} and its
  * transaction views). Not thread-safe: one operation on one thread uses it at a time, as a JDBC
@@ -33,11 +41,24 @@ public final class Tx {
   private final Connection connection;
   private final boolean owned;
   private final RenderMappedDsl dsl;
-  private final DefaultConnectionProvider provider;
+  private final ConnectionProvider provider;
   private final Map<String, DSLContext> contexts = new HashMap<>();
 
   /** The bounds still to set in this transaction (folded into its first statement), or null. */
   private Bounds pendingBounds;
+
+  /**
+   * The bounds of a transaction not begun yet (the connection is in autocommit mode; {@link
+   * #begin()} begins it and sets them), or null once begun (and always outside {@link
+   * Engine#writeInOneRoundTrip}).
+   */
+  private Bounds pendingBegin;
+
+  /** The contexts on the autocommit connection for {@link #commitItself}, by schema. */
+  private Map<String, DSLContext> selfCommitting;
+
+  /** How many statements committed themselves ({@link #commitItself}) in this operation. */
+  private int selfCommits;
 
   /**
    * Creates the context.
@@ -50,7 +71,20 @@ public final class Tx {
     this.connection = connection;
     this.owned = owned;
     this.dsl = dsl;
-    this.provider = new DefaultConnectionProvider(connection);
+    // every statement through this context's jOOQ contexts begins a deferred transaction first
+    this.provider =
+        new ConnectionProvider() {
+          @Override
+          public Connection acquire() {
+            begin();
+            return connection;
+          }
+
+          @Override
+          public void release(Connection c) {
+            // the connection is the operation's: the owner of the transaction closes it
+          }
+        };
   }
 
   /**
@@ -66,9 +100,11 @@ public final class Tx {
    * The transaction's connection. Never commit, roll back or close it: the owner of the transaction
    * does.
    *
-   * @return the connection
+   * @return the connection, in the transaction (a deferred one is begun first)
+   * @throws DataAccessException when a deferred transaction cannot be begun
    */
   public Connection connection() {
+    begin();
     return connection;
   }
 
@@ -111,7 +147,7 @@ public final class Tx {
   public <T> T savepoint(Supplier<T> body) {
     Savepoint sp;
     try {
-      sp = connection.setSavepoint();
+      sp = connection().setSavepoint();
     } catch (SQLException e) {
       throw new DataAccessException("SAVEPOINT failed: " + e.getMessage(), e);
     }
@@ -187,6 +223,163 @@ public final class Tx {
           "setting the transaction's bounds failed: " + e.getMessage(), e);
     }
     pendingBounds = null;
+  }
+
+  /**
+   * Defers the beginning of this transaction of the ledger's own (its connection in autocommit
+   * mode) to its first statement, which then sets {@code bounds} first; until then the operation
+   * may commit statements itself ({@link #commitItself}).
+   */
+  void deferBegin(Bounds bounds) {
+    this.pendingBegin = bounds;
+  }
+
+  /**
+   * Whether a transaction is open on the connection: always, except in a transaction of the
+   * ledger's own begun by {@link Engine#writeInOneRoundTrip} before its first statement (or when
+   * every statement of it committed itself): then the owner has nothing to commit.
+   *
+   * @return false while the connection is still in autocommit mode
+   */
+  boolean transactionOpen() {
+    return pendingBegin == null;
+  }
+
+  /**
+   * How many statements committed themselves in this operation.
+   *
+   * @return the count of {@link #commitItself} calls that returned
+   */
+  int selfCommits() {
+    return selfCommits;
+  }
+
+  /**
+   * Whether the operation may send a statement that commits itself ({@link #commitItself}): the
+   * ledger owns the transaction, opened it with {@link Engine#writeInOneRoundTrip}, and no
+   * statement has run in it yet. False in a caller's transaction, always.
+   *
+   * @return true while the connection is still in autocommit mode
+   */
+  public boolean canCommitItself() {
+    return pendingBegin != null;
+  }
+
+  /**
+   * Runs one execute on the connection in autocommit mode, with no transaction of the ledger's
+   * around it: {@code statement} must send exactly one JDBC execute (a multi-statement text runs as
+   * one implicit transaction of the server's, committed at the protocol's Sync, before the execute
+   * returns), beginning with {@code set_config('lock_timeout', bounds[0], true),
+   * set_config('statement_timeout', bounds[1], true)} in a statement of its own so that every later
+   * statement of the text is bounded. Locks taken in it are released by the server at that commit,
+   * never held across a client round trip. Each call is its own transaction: what one saw or took
+   * is committed before the next begins. A statement of the operation's through its contexts after
+   * this call is refused (it would run in a transaction of its own whose failure could not undo
+   * what committed here).
+   *
+   * @param schema the domain schema the statement's context is render-mapped to
+   * @param statement the execute, given a context on the autocommit connection and the bounds as
+   *     {@link #takeBounds()} gives them
+   * @param <T> its result
+   * @return the statement's result, committed
+   * @throws IllegalStateException when {@link #canCommitItself()} is false
+   * @throws SelfCommitFailure when the database fails the execute: {@link Engine} reports its
+   *     outcome as unknown when the connection was lost (the commit may have happened)
+   */
+  public <T> T commitItself(String schema, BiFunction<DSLContext, String[], T> statement) {
+    if (pendingBegin == null) {
+      throw new IllegalStateException("no statement may commit itself in this transaction");
+    }
+    if (selfCommitting == null) {
+      selfCommitting = new HashMap<>();
+    }
+    DSLContext ctx =
+        selfCommitting.computeIfAbsent(
+            schema,
+            s ->
+                DSL.using(
+                    dsl.forSchema(s)
+                        .configuration()
+                        .derive(new DefaultConnectionProvider(connection))));
+    T result;
+    try {
+      result = statement.apply(ctx, pendingBegin.settings());
+    } catch (DataAccessException e) {
+      throw new SelfCommitFailure(e, selfCommits > 0);
+    }
+    selfCommits++;
+    return result;
+  }
+
+  /**
+   * Begins a deferred transaction: autocommit off, then the bounds, in a statement that opens it.
+   */
+  private void begin() {
+    Bounds b = pendingBegin;
+    if (b == null) {
+      return;
+    }
+    if (selfCommits > 0) {
+      throw new IllegalStateException(
+          "a statement of this operation committed itself: no statement may follow it in a"
+              + " transaction");
+    }
+    pendingBegin = null;
+    try {
+      connection.setAutoCommit(false);
+      b.bindTransaction(connection);
+    } catch (SQLException e) {
+      throw new DataAccessException("beginning the transaction failed: " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * A failure of a statement that commits itself ({@link #commitItself}), for {@link Engine} to
+   * report: its cause is the database's failure; the statement's transaction was rolled back by the
+   * server unless the connection was lost after the execute was sent.
+   */
+  static final class SelfCommitFailure extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    /** Whether an earlier statement of the operation committed itself before this one failed. */
+    private final boolean afterCommitted;
+
+    SelfCommitFailure(DataAccessException cause, boolean afterCommitted) {
+      super(cause.getMessage(), cause, false, false);
+      this.afterCommitted = afterCommitted;
+    }
+
+    boolean afterCommitted() {
+      return afterCommitted;
+    }
+  }
+
+  /**
+   * Checks that a caller's connection is in a transaction the ledger can join.
+   *
+   * @param connection the connection
+   * @throws dev.ledger.InvalidInputException naming {@code connection} when it is null, closed or
+   *     in autocommit mode
+   */
+  static void checkJoinable(Connection connection) {
+    if (connection == null) {
+      throw new dev.ledger.InvalidInputException("connection", "must not be null");
+    }
+    boolean autoCommit;
+    try {
+      if (connection.isClosed()) {
+        throw new dev.ledger.InvalidInputException("connection", "is closed");
+      }
+      autoCommit = connection.getAutoCommit();
+    } catch (SQLException e) {
+      throw new LedgerStorageException("join transaction", e.getSQLState(), e);
+    }
+    if (autoCommit) {
+      throw new dev.ledger.InvalidInputException(
+          "connection",
+          "is in autocommit mode, so there is no transaction to join: call"
+              + " setAutoCommit(false) first, or call the ledger itself for a transaction of its own");
+    }
   }
 
   private DSLContext on(DSLContext template) {

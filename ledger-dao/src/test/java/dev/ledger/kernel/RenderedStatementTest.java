@@ -45,6 +45,7 @@ class RenderedStatementTest {
       Slot.of("requirements", TASKS.REQUIREMENTS.getDataType());
   static final Slot<Boolean> BLOCKED = Slot.of("blocked", TASKS.BLOCKED.getDataType());
   static final Slot<Integer> LIMIT = Slot.of("limit", SQLDataType.INTEGER);
+  static final Slot<String> SUFFIX = Slot.of("suffix", SQLDataType.VARCHAR);
 
   static RenderMappedDsl dsl;
 
@@ -186,8 +187,9 @@ class RenderedStatementTest {
   }
 
   /**
-   * A lead statement goes first (one round trip without listeners, two with): the rows returned are
-   * the template's, which sees what the lead did; a lead with a bind value is refused.
+   * Lead statements go first, in order (one round trip without listeners, one execute each with):
+   * the rows returned are the template's, which sees what the leads did; a lead takes slots' values
+   * as the template does (the second lead's suffix), and a bind value that is no slot is refused.
    */
   @ParameterizedTest(name = "observed by a listener: {0}")
   @ValueSource(booleans = {false, true})
@@ -212,29 +214,42 @@ class RenderedStatementTest {
               cache.get(
                   cfg.dsl(),
                   "lead",
-                  () -> DSL.select(DSL.field("set_config('ledger.lead_test', 'led', true)")),
+                  () ->
+                      List.of(
+                          DSL.select(DSL.field("set_config('ledger.lead_test', 'le', true)")),
+                          DSL.select(
+                              DSL.function(
+                                  "set_config",
+                                  String.class,
+                                  DSL.inline("ledger.lead_test"),
+                                  DSL.field("current_setting('ledger.lead_test', true)")
+                                      .concat(SUFFIX.field()),
+                                  DSL.inline(true)))),
                   () ->
                       DSL.select(
                           DSL.field("current_setting('ledger.lead_test', true)")
                               .concat(TITLE.field())
                               .as(got)),
-                  List.of(TITLE));
+                  List.of(TITLE, SUFFIX));
           for (String v : List.of(" one", " two")) {
-            for (Record r : s.fetch(cfg.dsl(), new Field<?>[] {got}, v)) {
+            for (Record r : s.fetch(cfg.dsl(), new Field<?>[] {got}, v, "d")) {
               values.add(r.get(got));
             }
           }
-          assertThatThrownBy(() -> s.execute(cfg.dsl(), " three"))
+          assertThatThrownBy(() -> s.execute(cfg.dsl(), " three", "d"))
               .isInstanceOf(IllegalStateException.class);
         });
     assertThat(values).containsExactly("led one", "led two");
-    assertThat(seen).hasSize(observed ? 4 : 0);
+    assertThat(seen).hasSize(observed ? 6 : 0);
     assertThatThrownBy(
             () ->
                 RenderedStatement.render(
-                    ctx, DSL.select(DSL.val(1)), DSL.select(TITLE.field()), List.of(TITLE)))
+                    ctx,
+                    List.of(DSL.select(DSL.val(1))),
+                    DSL.select(TITLE.field()),
+                    List.of(TITLE)))
         .isInstanceOf(IllegalStateException.class)
-        .hasMessageContaining("lead");
+        .hasMessageContaining("not a slot");
   }
 
   private static void insert(
