@@ -165,6 +165,27 @@ class UnknownDomainTest {
     assertThat(consumers()).isEqualTo(1);
   }
 
+  @Test
+  void scrub_refuses_an_unknown_domain_rather_than_report_an_erasure_it_did_not_make()
+      throws Exception {
+    String provision = "provision it first: ledger-app migrate --provision paymnets";
+    refused(
+        "--domain",
+        "paymnets",
+        provision,
+        "scrub",
+        "--domain",
+        "paymnets",
+        "--entry",
+        "runbook",
+        "--origin",
+        "entry:runbook");
+    Cli.Result known =
+        run("scrub", "--domain", "payments", "--entry", "runbook", "--origin", "entry:runbook");
+    assertThat(known.exit()).as(known.all()).isZero();
+    assertThat(known.out()).isEqualTo("scrubbed 0 promotion(s) and 0 task(s)\n");
+  }
+
   private static long consumers() throws Exception {
     try (Connection c = PG.dataSource().getConnection();
         Statement s = c.createStatement();

@@ -331,12 +331,45 @@ public final class Console {
           request.method(),
           request.path());
       return secure(error(api, 503, e.getMessage(), request));
+    } catch (org.jooq.exception.DataAccessException e) {
+      // the console's own reads (jOOQ on its data source): a database that failed or cannot be
+      // reached is an outage, as it is for the ledger's calls; jOOQ's message carries SQL and
+      // bind values (task text), so only the SQLState is told
+      String failure = databaseFailure(e);
+      LOG.warn("ledger console: {} on {} {}", failure, request.method(), request.path());
+      return secure(error(api, 503, failure, request));
     } catch (RuntimeException e) {
       // jOOQ's messages carry SQL and bind values (task text): log the class only
       LOG.warn("ledger console: internal error {}", e.getClass().getName());
       return secure(
           error(api, 500, "internal error (" + e.getClass().getSimpleName() + ")", request));
     }
+  }
+
+  /**
+   * What a failed read of the console's own says: "database unreachable" for a connection that
+   * could not be made or was lost (SQLState class 08, 57P, a pool's connection timeout), else
+   * "database error"; with the SQLState when there is one, never the driver's message.
+   */
+  static String databaseFailure(Throwable e) {
+    String state = null;
+    boolean connection = false;
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (t instanceof java.sql.SQLTransientConnectionException
+          || t instanceof java.net.SocketException
+          || t instanceof java.net.SocketTimeoutException) {
+        connection = true;
+      }
+      if (t instanceof java.sql.SQLException q && q.getSQLState() != null && state == null) {
+        state = q.getSQLState();
+      }
+    }
+    if (state != null && (state.startsWith("08") || state.startsWith("57P"))) {
+      connection = true;
+    }
+    return (connection ? "database unreachable" : "database error")
+        + (state == null ? "" : " (SQLState " + state + ")")
+        + (connection ? ": check that the database is up and reachable" : "");
   }
 
   /** A request refused with a status and a message. */

@@ -225,6 +225,45 @@ class ConsoleFleetTest {
   }
 
   @Test
+  void an_unreachable_ledger_database_answers_503_on_every_read_without_its_dsn() throws Exception {
+    org.postgresql.ds.PGSimpleDataSource gone = new org.postgresql.ds.PGSimpleDataSource();
+    gone.setUrl(UNREACHABLE);
+    gone.setConnectTimeout(2);
+    // the database answers while the ledger opens, then goes away
+    java.util.concurrent.atomic.AtomicBoolean down =
+        new java.util.concurrent.atomic.AtomicBoolean();
+    javax.sql.DataSource flaky =
+        (javax.sql.DataSource)
+            java.lang.reflect.Proxy.newProxyInstance(
+                javax.sql.DataSource.class.getClassLoader(),
+                new Class<?>[] {javax.sql.DataSource.class},
+                (proxy, m, args) -> {
+                  try {
+                    return m.invoke(down.get() ? gone : PG.dataSource(), args);
+                  } catch (java.lang.reflect.InvocationTargetException e) {
+                    throw e.getCause();
+                  }
+                });
+    Ledger ledger = Ledger.open(flaky);
+    ledger.provision("payments");
+    try (ConsoleServer s =
+        ConsoleServer.start(
+            Console.builder(ledger, flaky).password(PASSWORD.toCharArray()).build(),
+            new InetSocketAddress("127.0.0.1", 0))) {
+      down.set(true);
+      for (String path : List.of("/api/domains", "/api/domains/payments/queue")) {
+        HttpResponse<String> r = http(s).getBasic(path, "admin", PASSWORD);
+        assertThat(r.statusCode()).as(path + ": " + r.body()).isEqualTo(503);
+        assertThat(JSON.readTree(r.body()).get("error").asText())
+            .as(path)
+            .startsWith("database unreachable");
+        assertNoSecret(r.body());
+        assertThat(r.body()).doesNotContain("nowhere").doesNotContain("ghost");
+      }
+    }
+  }
+
+  @Test
   void the_pages_need_a_login() {
     assertThat(http(withFleet).get("/api/tenants").statusCode()).isEqualTo(401);
     assertThat(http(withFleet).get("/tenants").statusCode()).isEqualTo(303);

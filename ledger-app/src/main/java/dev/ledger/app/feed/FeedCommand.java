@@ -178,6 +178,7 @@ public final class FeedCommand extends BaseCommand {
         }
         print(out, b.events());
         printErased(out, b.erasures());
+        requirePrinted(out); // a batch not printed is not checkpointed: the next run prints it
         feed.commit(b);
       }
       return ExitCodes.OK;
@@ -211,16 +212,19 @@ public final class FeedCommand extends BaseCommand {
         }
       }
     }
+    java.util.concurrent.CountDownLatch outputLost = new java.util.concurrent.CountDownLatch(1);
     FeedHandler printer =
         new FeedHandler() {
           @Override
           public void handle(List<FeedEvent> events, Connection tx) {
             print(out, events);
+            printedOrStop(out, outputLost);
           }
 
           @Override
           public void erased(List<FeedErasure> erasures, Connection tx) {
             printErased(out, erasures);
+            printedOrStop(out, outputLost);
           }
         };
     FeedRunner runner =
@@ -229,8 +233,59 @@ public final class FeedCommand extends BaseCommand {
             .stopTimeout(lease)
             .acceptLoss(acceptLoss)
             .build();
-    StopHook.untilStopped("ledger-feed-shutdown", runner::start, runner::close);
+    try (StopHook stop = StopHook.install("ledger-feed-shutdown", lease)) {
+      runner.start();
+      try {
+        while (!stop.requested()) {
+          if (outputLost.await(100, java.util.concurrent.TimeUnit.MILLISECONDS)) {
+            break;
+          }
+        }
+      } finally {
+        runner.close();
+      }
+    }
+    if (outputLost.getCount() == 0) {
+      throw outputFailed();
+    }
     return ExitCodes.OK;
+  }
+
+  /**
+   * Fails when {@code out} could not be written (a closed pipe, a full disk): the batch in hand
+   * must not be checkpointed, or the consumer would lose it.
+   */
+  private void requirePrinted(PrintWriter out) {
+    if (writeFailed(out)) {
+      throw outputFailed();
+    }
+  }
+
+  /**
+   * In {@code --follow}: refuses the batch (the runner rolls its checkpoint back) and ends the run
+   * when {@code out} could not be written.
+   */
+  private void printedOrStop(PrintWriter out, java.util.concurrent.CountDownLatch outputLost) {
+    if (writeFailed(out)) {
+      outputLost.countDown();
+      throw outputFailed();
+    }
+  }
+
+  /**
+   * Whether writing {@code out} failed: its own error, or that of {@code System.out} under it
+   * (picocli's stdout writer hands its bytes to {@code System.out}, a {@code PrintStream} that
+   * keeps a failed write's error to itself).
+   */
+  private static boolean writeFailed(PrintWriter out) {
+    return out.checkError() || System.out.checkError();
+  }
+
+  private dev.ledger.LedgerException outputFailed() {
+    return new dev.ledger.LedgerException(
+        "feed: the output could not be written (a closed pipe or a full disk); consumer '"
+            + Output.escape(consumer)
+            + "' keeps its checkpoint from before the batch, so the next run prints it again");
   }
 
   private void print(PrintWriter out, List<FeedEvent> events) {

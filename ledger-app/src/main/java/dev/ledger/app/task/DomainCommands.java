@@ -209,6 +209,8 @@ public final class DomainCommands {
 
     @Override
     protected int run(Ledger ledger, PrintWriter out) {
+      // an erasure under a misspelt domain would report 0 and 0, which reads as done
+      requireDomains(ledger, java.util.List.of(domain), "--domain", false);
       ScrubResult r = ledger.scrubEntry(domain, entry, origin, new Redaction(title, "", reason));
       return print(
           out,

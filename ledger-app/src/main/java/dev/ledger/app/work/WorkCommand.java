@@ -128,6 +128,10 @@ public final class WorkCommand extends BaseCommand {
   @Override
   protected int execute() throws InterruptedException {
     PrintWriter out = spec.commandLine().getOut();
+    if (command.isBlank()) {
+      // sh -c '' exits 0: every claimed task would be completed without anything run
+      throw usage("--command: must not be empty");
+    }
     RetryPolicy retry =
         new RetryPolicy(maxAttempts, backoff, max(backoff, Duration.ofMinutes(5)), 2.0, 0.2);
     try (DatabaseOptions.OpenDatabase db = database.open()) {

@@ -242,6 +242,117 @@ class FeedCommandTest {
     }
   }
 
+  /** A writer whose every write fails, as stdout does on a full disk or a closed pipe. */
+  private static final class FailingWriter extends java.io.Writer {
+    @Override
+    public void write(char[] buf, int off, int len) throws java.io.IOException {
+      throw new java.io.IOException("No space left on device");
+    }
+
+    @Override
+    public void flush() throws java.io.IOException {
+      throw new java.io.IOException("No space left on device");
+    }
+
+    @Override
+    public void close() {}
+  }
+
+  private static long delivered(String consumer) throws java.sql.SQLException {
+    try (var c = PG.dataSource().getConnection();
+        var s = c.createStatement();
+        var rs =
+            s.executeQuery(
+                "SELECT coalesce(sum(delivered), 0) FROM ledger_feed_consumers WHERE consumer = '"
+                    + consumer
+                    + "'")) {
+      rs.next();
+      return rs.getLong(1);
+    }
+  }
+
+  @Test
+  void a_batch_it_could_not_print_is_not_checkpointed_and_the_run_fails() throws Exception {
+    Ledger ledger = Ledger.open(PG.dataSource());
+    String id = ledger.fileAndAdmit(TaskSpec.builder("unprinted", "Print me later").build());
+    picocli.CommandLine cli = dev.ledger.app.Main.commandLine();
+    java.io.StringWriter err = new java.io.StringWriter();
+    cli.setOut(new java.io.PrintWriter(new FailingWriter(), true));
+    cli.setErr(new java.io.PrintWriter(err, true));
+    int exit =
+        cli.execute(
+            "feed",
+            "--url",
+            PG.jdbcUrl(),
+            "--domain",
+            "unprinted",
+            "--consumer",
+            "lost-pipe",
+            "--from-start",
+            "--json");
+    assertThat(exit).as(err.toString()).isEqualTo(ExitCodes.FAILED);
+    assertThat(err.toString())
+        .contains("feed: the output could not be written")
+        .contains("consumer 'lost-pipe' keeps its checkpoint");
+    assertThat(delivered("lost-pipe")).as("no batch checkpointed").isZero();
+    // the next run that can print prints both events
+    List<JsonNode> again = drain("lost-pipe", "unprinted", 2);
+    assertThat(again).extracting(n -> n.get("task_id").asText()).containsExactly(id, id);
+    assertThat(again)
+        .extracting(n -> n.get("kind").asText())
+        .containsExactly("created", "admitted");
+  }
+
+  @Test
+  @Tag("slow")
+  void stdout_on_a_full_disk_fails_the_run_and_keeps_the_checkpoint_with_and_without_follow()
+      throws Exception {
+    File full = new File("/dev/full");
+    org.junit.jupiter.api.Assumptions.assumeTrue(
+        full.exists(), "skipped: /dev/full is not there (a Linux device)");
+    Ledger ledger = Ledger.open(PG.dataSource());
+    ledger.fileAndAdmit(TaskSpec.builder("full-disk", "Print me").build());
+    String classpath =
+        System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    for (boolean follow : new boolean[] {false, true}) {
+      List<String> cmd =
+          new ArrayList<>(
+              List.of(
+                  java,
+                  "-cp",
+                  classpath,
+                  "dev.ledger.app.Main",
+                  "feed",
+                  "--url",
+                  PG.jdbcUrl(),
+                  "--domain",
+                  "full-disk",
+                  "--consumer",
+                  "to-dev-full",
+                  "--from-start",
+                  "--json"));
+      if (follow) {
+        cmd.addAll(List.of("--follow", "--poll", "200ms"));
+      }
+      ProcessBuilder pb = new ProcessBuilder(cmd);
+      pb.redirectOutput(full);
+      pb.redirectError(dir.resolve("full.err").toFile());
+      Process p = pb.start();
+      try {
+        assertThat(p.waitFor(120, TimeUnit.SECONDS)).as("follow " + follow + " ended").isTrue();
+        String err = Files.readString(dir.resolve("full.err"));
+        assertThat(p.exitValue()).as(err).isEqualTo(ExitCodes.FAILED);
+        assertThat(err).contains("feed: the output could not be written");
+        assertThat(delivered("to-dev-full"))
+            .as("follow " + follow + ": nothing checkpointed")
+            .isZero();
+      } finally {
+        p.destroyForcibly();
+      }
+    }
+  }
+
   private static long lines(Path file) throws java.io.IOException {
     return Files.readString(file).lines().filter(l -> !l.isEmpty()).count();
   }

@@ -44,6 +44,22 @@ class WorkCommandTest {
   }
 
   @Test
+  void an_empty_command_is_refused_and_claims_nothing() {
+    Ledger ledger = Ledger.open(PG.dataSource());
+    String id = ledger.fileAndAdmit(TaskSpec.builder("empty-cmd", "keep me").build());
+    for (String command : new String[] {"", "   "}) {
+      dev.ledger.app.Cli.Result r =
+          dev.ledger.app.Cli.run(
+              "work", "--domain", "empty-cmd", "--command", command, "--url", PG.jdbcUrl());
+      assertThat(r.exit()).as(r.all()).isEqualTo(dev.ledger.app.ExitCodes.USAGE);
+      assertThat(r.out()).isEmpty();
+      assertThat(r.err())
+          .isEqualTo("error: --command: must not be empty (see 'ledger-app work --help')\n");
+    }
+    assertThat(ledger.get(id).status()).isEqualTo(dev.ledger.Status.ADMITTED);
+  }
+
+  @Test
   void runs_a_command_per_task_fails_with_stderr_and_stops_cleanly_on_sigterm() throws Exception {
     Ledger ledger = Ledger.open(PG.dataSource());
     String good = ledger.file(TaskSpec.builder("ops", "good").body("hello").build());
