@@ -361,6 +361,11 @@ public final class Ledger extends LedgerOperations {
   }
 
   @Override
+  <T> T writeInOneStatement(String operation, Function<Tx, T> body) {
+    return ops.engine.writeInOneStatement(operation, body);
+  }
+
+  @Override
   <T> T read(String operation, Function<Tx, T> body) {
     return ops.engine.read(operation, body);
   }

@@ -142,6 +142,20 @@ public abstract class LedgerOperations {
   }
 
   /**
+   * Runs a write as {@link #write} does, letting the body send one statement that commits itself
+   * in a transaction the ledger owns ({@link dev.ledger.kernel.Engine#writeInOneStatement}: a
+   * filing); in a caller's transaction, the same as {@link #write}.
+   *
+   * @param operation the operation's name, for messages
+   * @param body the work
+   * @param <T> its result
+   * @return the body's result
+   */
+  <T> T writeInOneStatement(String operation, Function<Tx, T> body) {
+    return write(operation, body);
+  }
+
+  /**
    * Runs a read in a connection context: a pooled connection, or the caller's transaction.
    *
    * @param operation the operation's name, for messages
@@ -186,7 +200,7 @@ public abstract class LedgerOperations {
    *     example each filing two upstream events in opposite orders): roll back and run it again
    */
   public final String file(TaskSpec spec) {
-    return writeFoldingBounds("file", tx -> ops.filing.file(tx, spec));
+    return writeInOneStatement("file", tx -> ops.filing.file(tx, spec));
   }
 
   /**
@@ -204,7 +218,7 @@ public abstract class LedgerOperations {
    * @throws LedgerConflictException as {@link #file}
    */
   public final String fileAndAdmit(TaskSpec spec) {
-    return writeFoldingBounds("file and admit", tx -> ops.filing.fileAndAdmit(tx, spec));
+    return writeInOneStatement("file and admit", tx -> ops.filing.fileAndAdmit(tx, spec));
   }
 
   /**
@@ -771,7 +785,7 @@ public abstract class LedgerOperations {
    * @throws SchemaVersionException when the domain has no schema and runtime DDL is off
    */
   public final List<String> fileAll(List<TaskSpec> specs) {
-    return writeFoldingBounds("file all", tx -> ops.batchFiling.fileAll(tx, specs));
+    return writeInOneStatement("file all", tx -> ops.batchFiling.fileAll(tx, specs));
   }
 
   /**

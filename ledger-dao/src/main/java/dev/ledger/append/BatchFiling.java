@@ -92,15 +92,21 @@ public final class BatchFiling {
     boolean oneStatement =
         !engine.citus()
             && specs.stream().noneMatch(s -> s.upstreamEvent() != null && !s.dependsOn().isEmpty());
-    boolean fold =
-        oneStatement && tx.boundsPending() && deps.isEmpty() && engine.directory().cached(domain);
+    boolean cached = engine.directory().cached(domain);
+    // in a transaction of the ledger's own not begun yet: the one statement commits itself
+    boolean self = oneStatement && tx.canCommitItself() && deps.isEmpty() && cached;
+    if (!self) {
+      tx.beginFoldingBounds();
+    }
+    boolean fold = oneStatement && tx.boundsPending() && deps.isEmpty() && cached;
     if (!fold) {
       tx.applyBounds();
     }
     checkDependencies(tx.directory(), deps);
-    DSLContext ctx = engine.domainForWrite(tx, domain);
+    String schema = engine.schemaForWrite(tx, domain);
+    DSLContext ctx = tx.forSchema(schema);
     if (oneStatement) {
-      return fileInOne(ctx, domain, specs, fold ? tx.takeBounds() : null);
+      return fileInOne(tx, schema, domain, specs, fold ? tx.takeBounds() : null, self);
     }
     // the domain's lock shared, as every filing takes it, held to commit (a replay, a scrub and the
     // reference stack wait for it). No origin keys: a batch's thousands would fill PostgreSQL's
@@ -138,12 +144,88 @@ public final class BatchFiling {
    * {@code tasks_origin} and writes nothing, and a second statement, only then, finds those tasks'
    * ids. The commonest batch, every event new, costs one round trip.
    *
+   * <p>With {@code self} (a transaction of the ledger's own not begun yet, {@link
+   * Tx#canCommitItself()}) the statement commits itself in that round trip, the bounds in its
+   * select list, and the ledger sends no commit; the second statement, when needed, then reads on
+   * its own, in autocommit mode too.
+   *
    * @param bounds {@link Tx#takeBounds()}, or null
+   * @param self whether the statement may commit itself
    */
   private List<String> fileInOne(
-      DSLContext ctx, String domain, List<TaskSpec> specs, String[] bounds) {
+      Tx tx, String schema, String domain, List<TaskSpec> specs, String[] bounds, boolean self) {
     Instant now = engine.now();
     Prepared p = prepare(specs, now, new HashMap<>());
+    boolean committing = self && tx.canCommitItself();
+    List<String> inserted =
+        committing
+            ? tx.commitItself(schema, (own, b) -> insertInOne(own, domain, p, now, b))
+            : insertInOne(tx.forSchema(schema), domain, p, now, bounds);
+    if (inserted.size() == p.rows().size()) {
+      return p.ids();
+    }
+    // some upstream events were filed before, or by a filing that committed while this statement
+    // waited for it: their rows met the unique key tasks_origin and wrote nothing. Read committed,
+    // this statement sees those tasks
+    java.util.Set<String> written = new java.util.HashSet<>(inserted);
+    Map<String, String> winners = new HashMap<>();
+    Map<String, String> lostIds = new HashMap<>();
+    List<TaskSpec> lost = new ArrayList<>();
+    for (int i = 0; i < specs.size(); i++) {
+      TaskSpec s = specs.get(i);
+      String id = p.ids().get(i);
+      if (!written.contains(id) && lostIds.put(id, key(s)) == null) {
+        if (s.upstreamEvent() == null) {
+          throw new IllegalStateException("filing task " + id + " wrote no row");
+        }
+        lost.add(s);
+      }
+    }
+    if (!committing) {
+      findOrigins(tx.forSchema(schema), lost, winners);
+    } else {
+      if (inserted.isEmpty()) {
+        // the statement wrote nothing: a failure of the lookup is no unknown outcome
+        tx.committedNothing();
+      }
+      // a read of its own, in autocommit mode as the statement ran (when rows of the batch are
+      // committed, a failure of it is reported as an unknown outcome: refiling the batch is safe,
+      // as its lost specs have upstream events). Bounded by the socket timeout; it waits for no
+      // lock
+      tx.commitItself(
+          schema,
+          (own, b) -> {
+            findOrigins(own, lost, winners);
+            return winners;
+          });
+    }
+    List<String> ids = new ArrayList<>(specs.size());
+    for (String id : p.ids()) {
+      String k = lostIds.get(id);
+      if (k == null) {
+        ids.add(id);
+        continue;
+      }
+      String winner = winners.get(k);
+      if (winner == null) {
+        throw new IllegalStateException(
+            "filing task "
+                + id
+                + ": its unique key is taken but no task of its upstream event is"
+                + " visible");
+      }
+      ids.add(winner);
+    }
+    return ids;
+  }
+
+  /**
+   * The batch's one statement ({@link #fileInOne}) on {@code ctx}: the ids of the rows it inserted.
+   *
+   * @param bounds the transaction's bounds to set first, or null
+   */
+  private List<String> insertInOne(
+      DSLContext ctx, String domain, Prepared p, Instant now, String[] bounds) {
     List<Field<?>> lead = new ArrayList<>(3);
     if (bounds != null) {
       lead.add(Filing.setConfig("lock_timeout", DSL.val(bounds[0])));
@@ -156,8 +238,7 @@ public final class BatchFiling {
     }
     Field<String> t = DSL.field(DSL.name("t", TASKS.ID.getName()), String.class);
     Table<?> events = events(p, "v");
-    List<String> inserted =
-        ctx.resultQuery(
+    return ctx.resultQuery(
                 "with l as materialized ({0}),"
                     + " t as ({1} returning {2}),"
                     + " e as ({3}),"
@@ -183,45 +264,6 @@ public final class BatchFiling {
                             .from(DSL.table(DSL.name("t")))),
                 t)
             .fetch(0, String.class);
-    if (inserted.size() == p.rows().size()) {
-      return p.ids();
-    }
-    // some upstream events were filed before, or by a filing that committed while this statement
-    // waited for it: their rows met the unique key tasks_origin and wrote nothing. Read committed,
-    // this statement sees those tasks
-    java.util.Set<String> written = new java.util.HashSet<>(inserted);
-    Map<String, String> winners = new HashMap<>();
-    Map<String, String> lostIds = new HashMap<>();
-    List<TaskSpec> lost = new ArrayList<>();
-    for (int i = 0; i < specs.size(); i++) {
-      TaskSpec s = specs.get(i);
-      String id = p.ids().get(i);
-      if (!written.contains(id) && lostIds.put(id, key(s)) == null) {
-        if (s.upstreamEvent() == null) {
-          throw new IllegalStateException("filing task " + id + " wrote no row");
-        }
-        lost.add(s);
-      }
-    }
-    findOrigins(ctx, lost, winners);
-    List<String> ids = new ArrayList<>(specs.size());
-    for (String id : p.ids()) {
-      String k = lostIds.get(id);
-      if (k == null) {
-        ids.add(id);
-        continue;
-      }
-      String winner = winners.get(k);
-      if (winner == null) {
-        throw new IllegalStateException(
-            "filing task "
-                + id
-                + ": its unique key is taken but no task of its upstream event is"
-                + " visible");
-      }
-      ids.add(winner);
-    }
-    return ids;
   }
 
   private List<String> fileIn(DSLContext ctx, List<TaskSpec> specs) {

@@ -365,6 +365,24 @@ public final class Engine {
     return write(operation, body, observed ? Mode.BOUND : Mode.ONE_ROUND_TRIP);
   }
 
+  /**
+   * Runs {@code body} as {@link #writeInOneRoundTrip} does, for a body whose statements that commit
+   * themselves are each one statement taking the bounds in its own select list ({@link
+   * Tx#commitItself}): execute listeners see such a statement whole, so it commits itself with
+   * listeners configured too. A filing in a transaction of the ledger's own is so one round trip,
+   * its commit included (issue 26, B13). A body that cannot commit itself calls {@link
+   * Tx#beginFoldingBounds()} before its first statement to keep the bounds folded into it.
+   *
+   * @param operation the operation's name, for messages
+   * @param body the work
+   * @param <T> its result
+   * @return the body's result
+   * @throws LedgerStorageException as {@link #writeInOneRoundTrip}
+   */
+  public <T> T writeInOneStatement(String operation, Function<Tx, T> body) {
+    return write(operation, body, Mode.ONE_ROUND_TRIP);
+  }
+
   /** How a transaction of the ledger's own opens: its bounds set, folded, or begun on demand. */
   private enum Mode {
     BOUND,
