@@ -142,9 +142,9 @@ public abstract class LedgerOperations {
   }
 
   /**
-   * Runs a write as {@link #write} does, letting the body send one statement that commits itself
-   * in a transaction the ledger owns ({@link dev.ledger.kernel.Engine#writeInOneStatement}: a
-   * filing); in a caller's transaction, the same as {@link #write}.
+   * Runs a write as {@link #write} does, letting the body send one statement that commits itself in
+   * a transaction the ledger owns ({@link dev.ledger.kernel.Engine#writeInOneStatement}: a filing);
+   * in a caller's transaction, the same as {@link #write}.
    *
    * @param operation the operation's name, for messages
    * @param body the work

@@ -24,8 +24,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * CommitDropProxy} between the pool and the server cuts the connection at the {@code COMMIT}. A
  * session lost before the commit is a known outcome (nothing written): {@link ConnectionLossTest}.
  * The filings here depend on a task, so they run in a transaction that ends with a {@code COMMIT};
- * a filing without one commits itself in its one execute (issue 26), and the answer of that
- * execute lost is {@link OneRoundTripFailureTest}'s.
+ * a filing without one commits itself in its one execute (issue 26), and the answer of that execute
+ * lost is {@link OneRoundTripFailureTest}'s.
  */
 class CommitOutcomeTest {
 

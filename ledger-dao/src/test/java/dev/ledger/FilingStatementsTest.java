@@ -21,10 +21,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * (with the upstream event's key and its lookup), then the row, both events and the route, in one
  * data-modifying statement; server-prepared by the driver once it has run it {@code
  * prepareThreshold} times on a connection. In a transaction of the ledger's own: the same
- * statement, also setting the transaction's bounds first, committing itself (no commit is sent). Counted twice: the
- * statements jOOQ runs (an execute listener) and every JDBC call that reaches the server (a
- * counting data source: statements prepared, savepoints, commits), so a statement sent around jOOQ
- * (the bounds' own {@code set_config}, a savepoint) is counted too.
+ * statement, also setting the transaction's bounds first, committing itself (no commit is sent).
+ * Counted twice: the statements jOOQ runs (an execute listener) and every JDBC call that reaches
+ * the server (a counting data source: statements prepared, savepoints, commits), so a statement
+ * sent around jOOQ (the bounds' own {@code set_config}, a savepoint) is counted too.
  */
 class FilingStatementsTest {
 
@@ -126,8 +126,7 @@ class FilingStatementsTest {
   }
 
   @Test
-  void a_batch_costs_one_statement_and_a_refiled_batch_writes_nothing()
-      throws Exception {
+  void a_batch_costs_one_statement_and_a_refiled_batch_writes_nothing() throws Exception {
     List<String> calls = new CopyOnWriteArrayList<>();
     Ledger ledger = Ledger.open(counting(PG.dataSource(), calls));
     ledger.provision("batched");

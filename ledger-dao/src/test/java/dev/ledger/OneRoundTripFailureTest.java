@@ -31,9 +31,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * The failure paths of a filing and a claim that commit themselves in one round trip (issue 26,
  * {@link OneRoundTripTest}): a lock wait past {@code lock_timeout} (set inside the execute) is the
  * typed error and leaves nothing; a statement the server refuses is a typed error and leaves
- * nothing (the server rolled its implicit transaction back); a backend killed during the execute
- * is an unknown outcome, and the server rolled it back; the connection goes back to the pool each
- * time (no connection of the pool stays in use, and the next call succeeds).
+ * nothing (the server rolled its implicit transaction back); a backend killed during the execute is
+ * an unknown outcome, and the server rolled it back; the connection goes back to the pool each time
+ * (no connection of the pool stays in use, and the next call succeeds).
  */
 class OneRoundTripFailureTest {
 
@@ -78,8 +78,7 @@ class OneRoundTripFailureTest {
   }
 
   @Test
-  void a_filing_waiting_past_lock_timeout_is_the_typed_error_and_leaves_nothing()
-      throws Exception {
+  void a_filing_waiting_past_lock_timeout_is_the_typed_error_and_leaves_nothing() throws Exception {
     quick.fileAndAdmit(TaskSpec.builder("f-bounded", "warm").build()); // the route cached
     try (Connection holder = holdDomainExclusively("f-bounded")) {
       long t0 = System.nanoTime();
@@ -173,8 +172,7 @@ class OneRoundTripFailureTest {
   }
 
   @Test
-  void a_claim_waiting_past_lock_timeout_is_the_typed_error_and_leaves_nothing()
-      throws Exception {
+  void a_claim_waiting_past_lock_timeout_is_the_typed_error_and_leaves_nothing() throws Exception {
     for (int i = 0; i < 3; i++) {
       quick.fileAndAdmit(TaskSpec.builder("c-bounded", "task " + i).build());
     }
@@ -195,8 +193,7 @@ class OneRoundTripFailureTest {
   }
 
   @Test
-  void a_backend_killed_during_a_claim_is_an_unknown_outcome_and_leaves_nothing()
-      throws Exception {
+  void a_backend_killed_during_a_claim_is_an_unknown_outcome_and_leaves_nothing() throws Exception {
     for (int i = 0; i < 3; i++) {
       patient.fileAndAdmit(TaskSpec.builder("c-killed", "task " + i).build());
     }
@@ -245,9 +242,9 @@ class OneRoundTripFailureTest {
   }
 
   /**
-   * A data source whose connections, while armed, lose the answer of the next filing statement
-   * run in autocommit mode (one that commits itself): the statement runs for real, then the
-   * connection is aborted and the execute throws a connection-loss error.
+   * A data source whose connections, while armed, lose the answer of the next filing statement run
+   * in autocommit mode (one that commits itself): the statement runs for real, then the connection
+   * is aborted and the execute throws a connection-loss error.
    */
   private static DataSource losesFilingAnswer(DataSource real, AtomicBoolean armed) {
     return (DataSource)

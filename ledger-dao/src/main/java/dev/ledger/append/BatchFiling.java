@@ -239,31 +239,31 @@ public final class BatchFiling {
     Field<String> t = DSL.field(DSL.name("t", TASKS.ID.getName()), String.class);
     Table<?> events = events(p, "v");
     return ctx.resultQuery(
-                "with l as materialized ({0}),"
-                    + " t as ({1} returning {2}),"
-                    + " e as ({3}),"
-                    + " r as ({4})"
-                    + " select {5} from t",
-                DSL.select(aliased),
-                rowsInsert(p.rows(), DSL.table(DSL.name("l"))).onConflictDoNothing(),
-                DSL.name(TASKS.ID.getName()),
-                DSL.insertInto(EVENTS, EVENTS.TASK_ID, EVENTS.KIND, EVENTS.AT, EVENTS.PAYLOAD)
-                    .select(
-                        eventsSelect("v", now)
-                            .from(events)
-                            .join(DSL.table(DSL.name("t")))
-                            .on(t.eq(DSL.field(DSL.name("v", "task_id"), String.class)))
-                            .orderBy(DSL.field(DSL.name("v", "n")))),
-                DSL.insertInto(
-                        LEDGER_TASKS, LEDGER_TASKS.ID, LEDGER_TASKS.DOMAIN, LEDGER_TASKS.COMPLETED)
-                    .select(
-                        DSL.select(
-                                t,
-                                DSL.val(domain, LEDGER_TASKS.DOMAIN),
-                                DSL.inline(false, LEDGER_TASKS.COMPLETED))
-                            .from(DSL.table(DSL.name("t")))),
-                t)
-            .fetch(0, String.class);
+            "with l as materialized ({0}),"
+                + " t as ({1} returning {2}),"
+                + " e as ({3}),"
+                + " r as ({4})"
+                + " select {5} from t",
+            DSL.select(aliased),
+            rowsInsert(p.rows(), DSL.table(DSL.name("l"))).onConflictDoNothing(),
+            DSL.name(TASKS.ID.getName()),
+            DSL.insertInto(EVENTS, EVENTS.TASK_ID, EVENTS.KIND, EVENTS.AT, EVENTS.PAYLOAD)
+                .select(
+                    eventsSelect("v", now)
+                        .from(events)
+                        .join(DSL.table(DSL.name("t")))
+                        .on(t.eq(DSL.field(DSL.name("v", "task_id"), String.class)))
+                        .orderBy(DSL.field(DSL.name("v", "n")))),
+            DSL.insertInto(
+                    LEDGER_TASKS, LEDGER_TASKS.ID, LEDGER_TASKS.DOMAIN, LEDGER_TASKS.COMPLETED)
+                .select(
+                    DSL.select(
+                            t,
+                            DSL.val(domain, LEDGER_TASKS.DOMAIN),
+                            DSL.inline(false, LEDGER_TASKS.COMPLETED))
+                        .from(DSL.table(DSL.name("t")))),
+            t)
+        .fetch(0, String.class);
   }
 
   private List<String> fileIn(DSLContext ctx, List<TaskSpec> specs) {

@@ -118,8 +118,7 @@ public final class Filing {
     boolean cached = engine.directory().cached(spec.domain());
     boolean oneStatement =
         !engine.citus() && (spec.upstreamEvent() == null || spec.dependsOn().isEmpty());
-    boolean self =
-        tx.canCommitItself() && oneStatement && spec.dependsOn().isEmpty() && cached;
+    boolean self = tx.canCommitItself() && oneStatement && spec.dependsOn().isEmpty() && cached;
     if (!self) {
       // the transaction begins with the filing's first statement, its bounds folded into it
       tx.beginFoldingBounds();

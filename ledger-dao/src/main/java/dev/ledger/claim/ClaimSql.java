@@ -350,8 +350,7 @@ public final class ClaimSql {
   }
 
   static final Slot<String> LOCK_TIMEOUT = Slot.of("lock_timeout", SQLDataType.VARCHAR);
-  static final Slot<String> STATEMENT_TIMEOUT =
-      Slot.of("statement_timeout", SQLDataType.VARCHAR);
+  static final Slot<String> STATEMENT_TIMEOUT = Slot.of("statement_timeout", SQLDataType.VARCHAR);
 
   /**
    * The statement sent ahead of a claim that commits itself: {@code select

@@ -304,11 +304,12 @@ public final class Claims {
    * larger window while concurrent claimers hold rows of a full one.
    *
    * <p>In a transaction of the ledger's own that has run no statement yet (the domain's schema was
-   * cached: {@link Tx#canCommitItself()}), outside Citus, each claim statement commits itself in its
-   * own round trip, the bounds included ({@link Tx#commitItself}; issue 26): the claim is one round
-   * trip, not the bounds', the claim's and the commit's. A claim from a larger window then commits
-   * on its own too, after the first: its rows are the ones the first left (its candidates are read
-   * again), and a failure of it is reported as an unknown outcome (the first's leases committed).
+   * cached: {@link Tx#canCommitItself()}), outside Citus, each claim statement commits itself in
+   * its own round trip, the bounds included ({@link Tx#commitItself}; issue 26): the claim is one
+   * round trip, not the bounds', the claim's and the commit's. A claim from a larger window then
+   * commits on its own too, after the first: its rows are the ones the first left (its candidates
+   * are read again), and a failure of it is reported as an unknown outcome (the first's leases
+   * committed).
    */
   private ClaimedRows claimRows(
       Tx tx,

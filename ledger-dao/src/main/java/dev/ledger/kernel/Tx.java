@@ -23,10 +23,10 @@ import org.jooq.impl.DefaultConnectionProvider;
  * schema, so every statement of an operation runs in the same transaction whoever owns it.
  *
  * <p>A transaction of the ledger's own begun by {@link Engine#writeInOneRoundTrip} (or {@link
- * Engine#writeInOneStatement}) starts later:
- * its connection stays in autocommit mode until the first statement run through one of its contexts
- * (or {@link #connection()}), which begins the transaction and sets its bounds. Until then the
- * operation may instead send statements that commit themselves ({@link #commitItself}).
+ * Engine#writeInOneStatement}) starts later: its connection stays in autocommit mode until the
+ * first statement run through one of its contexts (or {@link #connection()}), which begins the
+ * transaction and sets its bounds. Until then the operation may instead send statements that commit
+ * themselves ({@link #commitItself}).
  *
  * <p>Internal to the ledger (its operations take one; callers use {@code Ledger} and its
  * transaction views). Not thread-safe: one operation on one thread uses it at a time, as a JDBC
@@ -275,11 +275,11 @@ public final class Tx {
    * statement of the text is bounded; or, for a text of one statement (a filing's: {@link
    * Engine#writeInOneStatement}), in that statement's first select list, ahead of any lock it may
    * wait for (its lock waits then bounded by {@code lock_timeout}, its run by the socket timeout,
-   * as for a transaction's first statement that takes the bounds: {@link #takeBounds()}). Locks taken in it are released by the server at that commit,
-   * never held across a client round trip. Each call is its own transaction: what one saw or took
-   * is committed before the next begins. A statement of the operation's through its contexts after
-   * this call is refused (it would run in a transaction of its own whose failure could not undo
-   * what committed here).
+   * as for a transaction's first statement that takes the bounds: {@link #takeBounds()}). Locks
+   * taken in it are released by the server at that commit, never held across a client round trip.
+   * Each call is its own transaction: what one saw or took is committed before the next begins. A
+   * statement of the operation's through its contexts after this call is refused (it would run in a
+   * transaction of its own whose failure could not undo what committed here).
    *
    * @param schema the domain schema the statement's context is render-mapped to
    * @param statement the execute, given a context on the autocommit connection and the bounds as
@@ -319,10 +319,10 @@ public final class Tx {
    * Begins a transaction deferred by {@link Engine#writeInOneRoundTrip} (or {@link
    * Engine#writeInOneStatement}) without a statement of its own: its bounds are then pending
    * ({@link #boundsPending()}), for the operation's first statement to set ({@link #takeBounds()})
-   * or to set on their own first ({@link #applyBounds()}), as in {@link
-   * Engine#writeFoldingBounds}. An operation that cannot commit itself in one statement (a filing
-   * on Citus) so costs no round trip more than it did. Does nothing when no transaction is deferred
-   * (it began, or it is a caller's).
+   * or to set on their own first ({@link #applyBounds()}), as in {@link Engine#writeFoldingBounds}.
+   * An operation that cannot commit itself in one statement (a filing on Citus) so costs no round
+   * trip more than it did. Does nothing when no transaction is deferred (it began, or it is a
+   * caller's).
    *
    * @throws IllegalStateException when a statement of the operation committed itself
    * @throws DataAccessException when the driver refuses to leave autocommit mode

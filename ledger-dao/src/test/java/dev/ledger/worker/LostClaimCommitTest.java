@@ -31,9 +31,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * A claim whose commit succeeded on the server while its answer was lost (the connection aborted
  * right after a real commit, SQLState 08006; for a claim that commits itself, right after its
- * execute, issue 26) costs no attempt: the tasks it claimed are given back
- * at the pool's next claim and run once each as the same attempt, long before their lease would
- * have run out (issue 23, "never lose").
+ * execute, issue 26) costs no attempt: the tasks it claimed are given back at the pool's next claim
+ * and run once each as the same attempt, long before their lease would have run out (issue 23,
+ * "never lose").
  */
 class LostClaimCommitTest {
 
@@ -125,7 +125,9 @@ class LostClaimCommitTest {
           };
       return (PreparedStatement)
           Proxy.newProxyInstance(
-              PreparedStatement.class.getClassLoader(), new Class<?>[] {PreparedStatement.class}, h);
+              PreparedStatement.class.getClassLoader(),
+              new Class<?>[] {PreparedStatement.class},
+              h);
     }
 
     private static Object invoke(Object target, Method m, Object[] args) throws Throwable {
