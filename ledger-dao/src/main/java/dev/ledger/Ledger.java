@@ -351,11 +351,6 @@ public final class Ledger extends LedgerOperations {
   }
 
   @Override
-  <T> T writeFoldingBounds(String operation, Function<Tx, T> body) {
-    return ops.engine.writeFoldingBounds(operation, body);
-  }
-
-  @Override
   <T> T writeInOneRoundTrip(String operation, Function<Tx, T> body) {
     return ops.engine.writeInOneRoundTrip(operation, body);
   }

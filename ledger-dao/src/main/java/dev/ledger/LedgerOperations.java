@@ -114,20 +114,6 @@ public abstract class LedgerOperations {
   abstract <T> T write(String operation, Function<Tx, T> body);
 
   /**
-   * Runs a write as {@link #write} does, leaving the bounds of a transaction the ledger owns to the
-   * body's first statement ({@link dev.ledger.kernel.Engine#writeFoldingBounds}); in a caller's
-   * transaction, the same as {@link #write}.
-   *
-   * @param operation the operation's name, for messages
-   * @param body the work: takes or applies the bounds when {@link Tx#boundsPending()}
-   * @param <T> its result
-   * @return the body's result
-   */
-  <T> T writeFoldingBounds(String operation, Function<Tx, T> body) {
-    return write(operation, body);
-  }
-
-  /**
    * Runs a write as {@link #write} does, letting the body send statements that commit themselves in
    * a transaction the ledger owns ({@link dev.ledger.kernel.Engine#writeInOneRoundTrip}: a
    * controlled claim); in a caller's transaction, the same as {@link #write}.

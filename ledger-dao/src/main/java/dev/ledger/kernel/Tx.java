@@ -171,17 +171,12 @@ public final class Tx {
     return result;
   }
 
-  /** Defers the transaction's bounds: the operation sets them in its first statement. */
-  void deferBounds(Bounds bounds) {
-    this.pendingBounds = bounds;
-  }
-
   /**
    * Whether the transaction's lock and statement bounds are still to be set: the ledger owns the
-   * transaction, began it without a statement of its own, and left the bounds to the operation's
-   * first statement (issue 26, B13: one round trip fewer per filing). An operation that sees true
-   * either folds {@link #takeBounds()} into its first statement or calls {@link #applyBounds()}
-   * before it.
+   * transaction, began it without a statement of its own ({@link #beginFoldingBounds()}), and left
+   * the bounds to the operation's first statement (issue 26, B13: one round trip fewer per filing).
+   * An operation that sees true either folds {@link #takeBounds()} into its first statement or
+   * calls {@link #applyBounds()} before it.
    *
    * @return true while no statement has set them
    */
@@ -319,10 +314,9 @@ public final class Tx {
    * Begins a transaction deferred by {@link Engine#writeInOneRoundTrip} (or {@link
    * Engine#writeInOneStatement}) without a statement of its own: its bounds are then pending
    * ({@link #boundsPending()}), for the operation's first statement to set ({@link #takeBounds()})
-   * or to set on their own first ({@link #applyBounds()}), as in {@link Engine#writeFoldingBounds}.
-   * An operation that cannot commit itself in one statement (a filing on Citus) so costs no round
-   * trip more than it did. Does nothing when no transaction is deferred (it began, or it is a
-   * caller's).
+   * or to set on their own first ({@link #applyBounds()}). An operation that cannot commit itself
+   * in one statement (a filing on Citus) so costs no round trip more than it did. Does nothing when
+   * no transaction is deferred (it began, or it is a caller's).
    *
    * @throws IllegalStateException when a statement of the operation committed itself
    * @throws DataAccessException when the driver refuses to leave autocommit mode
