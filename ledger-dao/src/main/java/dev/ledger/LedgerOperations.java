@@ -177,6 +177,11 @@ public abstract class LedgerOperations {
    * go on, while a replay or scrub of the domain in progress finishes first, and one started later
    * waits for this transaction (issue 26).
    *
+   * <p>Outside a caller's transaction, a filing without dependencies into a domain the ledger has
+   * seen is one statement that commits itself (one round trip, no separate commit): a connection
+   * lost during it is an unknown outcome ({@link LedgerStorageException#outcomeUnknown()}), and a
+   * retry is safe when the spec has an upstream event (it finds the task filed, if it was).
+   *
    * @param spec what to file, not null
    * @return the task's id, e.g. {@code t0006467c2d6a1f0-3fa85f64}
    * @throws InvalidInputException naming the field: see {@link Validation#spec(TaskSpec)}; also
@@ -184,6 +189,9 @@ public abstract class LedgerOperations {
    * @throws SchemaVersionException when the domain has no schema and runtime DDL is off
    * @throws LedgerConflictException in a caller's transaction that deadlocked with another (for
    *     example each filing two upstream events in opposite orders): roll back and run it again
+   * @throws LedgerStorageException when the database fails; {@link
+   *     LedgerStorageException#outcomeUnknown()} when the connection was lost during the commit or
+   *     the statement that commits itself
    */
   public final String file(TaskSpec spec) {
     return writeInOneStatement("file", tx -> ops.filing.file(tx, spec));
