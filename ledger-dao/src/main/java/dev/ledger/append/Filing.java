@@ -148,8 +148,9 @@ public final class Filing {
                 schema,
                 (own, bounds) -> log.insertFiled(own, id, now, admitted, spec, lead(spec, bounds)));
         if (filed.row() == null) {
-          // the statement inserted no row (the server rolled its insert's conflict back to
-          // nothing): the lookup and the admission of the first task may run in a transaction
+          // the statement wrote no task (its insert met the upstream event's task; an empty claim
+          // class the row's BEFORE INSERT trigger made stays, as it would in a transaction): the
+          // lookup and the admission of the first task may run in a transaction
           tx.committedNothing();
         }
       } else {
