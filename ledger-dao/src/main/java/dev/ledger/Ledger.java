@@ -351,13 +351,13 @@ public final class Ledger extends LedgerOperations {
   }
 
   @Override
-  <T> T writeFoldingBounds(String operation, Function<Tx, T> body) {
-    return ops.engine.writeFoldingBounds(operation, body);
+  <T> T writeInOneRoundTrip(String operation, Function<Tx, T> body) {
+    return ops.engine.writeInOneRoundTrip(operation, body);
   }
 
   @Override
-  <T> T writeInOneRoundTrip(String operation, Function<Tx, T> body) {
-    return ops.engine.writeInOneRoundTrip(operation, body);
+  <T> T writeInOneStatement(String operation, Function<Tx, T> body) {
+    return ops.engine.writeInOneStatement(operation, body);
   }
 
   @Override

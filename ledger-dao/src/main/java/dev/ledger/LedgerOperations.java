@@ -114,20 +114,6 @@ public abstract class LedgerOperations {
   abstract <T> T write(String operation, Function<Tx, T> body);
 
   /**
-   * Runs a write as {@link #write} does, leaving the bounds of a transaction the ledger owns to the
-   * body's first statement ({@link dev.ledger.kernel.Engine#writeFoldingBounds}); in a caller's
-   * transaction, the same as {@link #write}.
-   *
-   * @param operation the operation's name, for messages
-   * @param body the work: takes or applies the bounds when {@link Tx#boundsPending()}
-   * @param <T> its result
-   * @return the body's result
-   */
-  <T> T writeFoldingBounds(String operation, Function<Tx, T> body) {
-    return write(operation, body);
-  }
-
-  /**
    * Runs a write as {@link #write} does, letting the body send statements that commit themselves in
    * a transaction the ledger owns ({@link dev.ledger.kernel.Engine#writeInOneRoundTrip}: a
    * controlled claim); in a caller's transaction, the same as {@link #write}.
@@ -138,6 +124,20 @@ public abstract class LedgerOperations {
    * @return the body's result
    */
   <T> T writeInOneRoundTrip(String operation, Function<Tx, T> body) {
+    return write(operation, body);
+  }
+
+  /**
+   * Runs a write as {@link #write} does, letting the body send one statement that commits itself in
+   * a transaction the ledger owns ({@link dev.ledger.kernel.Engine#writeInOneStatement}: a filing);
+   * in a caller's transaction, the same as {@link #write}.
+   *
+   * @param operation the operation's name, for messages
+   * @param body the work
+   * @param <T> its result
+   * @return the body's result
+   */
+  <T> T writeInOneStatement(String operation, Function<Tx, T> body) {
     return write(operation, body);
   }
 
@@ -177,6 +177,11 @@ public abstract class LedgerOperations {
    * go on, while a replay or scrub of the domain in progress finishes first, and one started later
    * waits for this transaction (issue 26).
    *
+   * <p>Outside a caller's transaction, a filing without dependencies into a domain the ledger has
+   * seen is one statement that commits itself (one round trip, no separate commit): a connection
+   * lost during it is an unknown outcome ({@link LedgerStorageException#outcomeUnknown()}), and a
+   * retry is safe when the spec has an upstream event (it finds the task filed, if it was).
+   *
    * @param spec what to file, not null
    * @return the task's id, e.g. {@code t0006467c2d6a1f0-3fa85f64}
    * @throws InvalidInputException naming the field: see {@link Validation#spec(TaskSpec)}; also
@@ -184,9 +189,12 @@ public abstract class LedgerOperations {
    * @throws SchemaVersionException when the domain has no schema and runtime DDL is off
    * @throws LedgerConflictException in a caller's transaction that deadlocked with another (for
    *     example each filing two upstream events in opposite orders): roll back and run it again
+   * @throws LedgerStorageException when the database fails; {@link
+   *     LedgerStorageException#outcomeUnknown()} when the connection was lost during the commit or
+   *     the statement that commits itself
    */
   public final String file(TaskSpec spec) {
-    return writeFoldingBounds("file", tx -> ops.filing.file(tx, spec));
+    return writeInOneStatement("file", tx -> ops.filing.file(tx, spec));
   }
 
   /**
@@ -204,7 +212,7 @@ public abstract class LedgerOperations {
    * @throws LedgerConflictException as {@link #file}
    */
   public final String fileAndAdmit(TaskSpec spec) {
-    return writeFoldingBounds("file and admit", tx -> ops.filing.fileAndAdmit(tx, spec));
+    return writeInOneStatement("file and admit", tx -> ops.filing.fileAndAdmit(tx, spec));
   }
 
   /**
@@ -771,7 +779,7 @@ public abstract class LedgerOperations {
    * @throws SchemaVersionException when the domain has no schema and runtime DDL is off
    */
   public final List<String> fileAll(List<TaskSpec> specs) {
-    return writeFoldingBounds("file all", tx -> ops.batchFiling.fileAll(tx, specs));
+    return writeInOneStatement("file all", tx -> ops.batchFiling.fileAll(tx, specs));
   }
 
   /**

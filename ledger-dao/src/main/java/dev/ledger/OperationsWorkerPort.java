@@ -47,7 +47,7 @@ final class OperationsWorkerPort implements WorkerPort {
 
   @Override
   public CompletedBatch completeAvailable(String domain, List<Completion> completions) {
-    return on.write(
+    return on.writeInOneRoundTrip(
         "complete available",
         tx -> on.ops.batchCompletion.completeAvailable(tx, domain, completions));
   }

@@ -23,6 +23,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * lost), and retrying an idempotent filing then files the task exactly once. A {@link
  * CommitDropProxy} between the pool and the server cuts the connection at the {@code COMMIT}. A
  * session lost before the commit is a known outcome (nothing written): {@link ConnectionLossTest}.
+ * The filings here depend on a task, so they run in a transaction that ends with a {@code COMMIT};
+ * a filing without one commits itself in its one execute (issue 26), and the answer of that execute
+ * lost is {@link OneRoundTripFailureTest}'s.
  */
 class CommitOutcomeTest {
 
@@ -34,12 +37,16 @@ class CommitOutcomeTest {
   private static HikariDataSource pool;
   private static Ledger ledger;
 
+  /** The task the filings depend on: a dependency keeps a filing in a transaction of its own. */
+  private static String first;
+
   @BeforeAll
   static void setUp() throws Exception {
     proxy = CommitDropProxy.to(PG.jdbcUrl());
     pool = PostgresExtension.pool(proxy.jdbcUrl(PG.jdbcUrl()), 2);
     ledger = Ledger.open(pool);
     ledger.provision(DOMAIN);
+    first = ledger.fileAndAdmit(TaskSpec.builder(DOMAIN, "first").build());
   }
 
   @AfterAll
@@ -50,7 +57,11 @@ class CommitOutcomeTest {
 
   @Test
   void a_commit_that_never_reached_the_server_is_reported_unknown_and_a_retry_files_once() {
-    TaskSpec spec = TaskSpec.builder(DOMAIN, "charge 1").origin("shop", "order-1").build();
+    TaskSpec spec =
+        TaskSpec.builder(DOMAIN, "charge 1")
+            .origin("shop", "order-1")
+            .dependsOn(java.util.List.of(first))
+            .build();
     proxy.arm(CommitDropProxy.Mode.BEFORE_COMMIT);
     LedgerStorageException e =
         catchThrowableOfType(LedgerStorageException.class, () -> ledger.fileAndAdmit(spec));
@@ -67,7 +78,11 @@ class CommitOutcomeTest {
   @Test
   void a_commit_whose_answer_was_lost_is_reported_unknown_and_a_retry_returns_the_same_task()
       throws SQLException {
-    TaskSpec spec = TaskSpec.builder(DOMAIN, "charge 2").origin("shop", "order-2").build();
+    TaskSpec spec =
+        TaskSpec.builder(DOMAIN, "charge 2")
+            .origin("shop", "order-2")
+            .dependsOn(java.util.List.of(first))
+            .build();
     int before = proxy.fired();
     proxy.arm(CommitDropProxy.Mode.AFTER_COMMIT);
     LedgerStorageException e =

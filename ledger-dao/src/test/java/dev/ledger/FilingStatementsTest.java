@@ -21,10 +21,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * (with the upstream event's key and its lookup), then the row, both events and the route, in one
  * data-modifying statement; server-prepared by the driver once it has run it {@code
  * prepareThreshold} times on a connection. In a transaction of the ledger's own: the same
- * statement, also setting the transaction's bounds first, and the commit. Counted twice: the
- * statements jOOQ runs (an execute listener) and every JDBC call that reaches the server (a
- * counting data source: statements prepared, savepoints, commits), so a statement sent around jOOQ
- * (the bounds' own {@code set_config}, a savepoint) is counted too.
+ * statement, also setting the transaction's bounds first, committing itself (no commit is sent).
+ * Counted twice: the statements jOOQ runs (an execute listener) and every JDBC call that reaches
+ * the server (a counting data source: statements prepared, savepoints, commits), so a statement
+ * sent around jOOQ (the bounds' own {@code set_config}, a savepoint) is counted too.
  */
 class FilingStatementsTest {
 
@@ -42,7 +42,7 @@ class FilingStatementsTest {
           "commit");
 
   @Test
-  void a_filing_costs_one_statement_in_a_callers_transaction_and_two_round_trips_in_its_own()
+  void a_filing_costs_one_statement_in_a_callers_transaction_and_one_round_trip_in_its_own()
       throws Exception {
     List<String> sql = new CopyOnWriteArrayList<>();
     List<String> calls = new CopyOnWriteArrayList<>();
@@ -91,7 +91,8 @@ class FilingStatementsTest {
           .containsExactly("created", "admitted");
     }
 
-    // the ledger's own transaction: the bounds ride on the one statement, then the commit
+    // the ledger's own transaction: the bounds ride on the one statement, which commits itself
+    // (autocommit mode: the server commits before it answers; the ledger sends no commit)
     for (boolean origin : new boolean[] {true, false}) {
       TaskSpec.Builder spec = TaskSpec.builder("counted", "own " + origin);
       if (origin) {
@@ -100,9 +101,7 @@ class FilingStatementsTest {
       sql.clear();
       calls.clear();
       String id = ledger.fileAndAdmit(spec.build());
-      assertThat(calls)
-          .as("origin %s: %s", origin, calls)
-          .containsExactly("prepareStatement", "commit");
+      assertThat(calls).as("origin %s: %s", origin, calls).containsExactly("prepareStatement");
       assertThat(sql).as("origin %s: %s", origin, sql).hasSize(1);
       assertThat(sql.get(0))
           .startsWith(
@@ -127,8 +126,7 @@ class FilingStatementsTest {
   }
 
   @Test
-  void a_batch_costs_one_statement_and_the_commit_and_a_refiled_batch_writes_nothing()
-      throws Exception {
+  void a_batch_costs_one_statement_and_a_refiled_batch_writes_nothing() throws Exception {
     List<String> calls = new CopyOnWriteArrayList<>();
     Ledger ledger = Ledger.open(counting(PG.dataSource(), calls));
     ledger.provision("batched");
@@ -139,8 +137,8 @@ class FilingStatementsTest {
     ledger.fileAll(List.of(TaskSpec.builder("batched", "warm").build()));
     calls.clear();
     List<String> ids = ledger.fileAll(batch);
-    // bounds, lock and writes in one statement (issue 26, B12), then the commit
-    assertThat(calls).containsExactly("prepareStatement", "commit");
+    // bounds, lock and writes in one statement (issue 26, B12), committing itself
+    assertThat(calls).containsExactly("prepareStatement");
     assertThat(ids).hasSize(3).doesNotHaveDuplicates();
     for (String id : ids) {
       assertThat(ledger.get(id).status()).isEqualTo(Status.ADMITTED);
@@ -152,7 +150,7 @@ class FilingStatementsTest {
     // the same batch again: every row meets tasks_origin, one more statement finds the tasks
     calls.clear();
     assertThat(ledger.fileAll(batch)).isEqualTo(ids);
-    assertThat(calls).containsExactly("prepareStatement", "prepareStatement", "commit");
+    assertThat(calls).containsExactly("prepareStatement", "prepareStatement");
     assertThat(ledger.withOrigin("batched", "shop")).hasSize(3);
     for (String id : ids) {
       assertThat(ledger.history(id))

@@ -92,15 +92,21 @@ public final class BatchFiling {
     boolean oneStatement =
         !engine.citus()
             && specs.stream().noneMatch(s -> s.upstreamEvent() != null && !s.dependsOn().isEmpty());
-    boolean fold =
-        oneStatement && tx.boundsPending() && deps.isEmpty() && engine.directory().cached(domain);
+    boolean cached = engine.directory().cached(domain);
+    // in a transaction of the ledger's own not begun yet: the one statement commits itself
+    boolean self = oneStatement && tx.canCommitItself() && deps.isEmpty() && cached;
+    if (!self) {
+      tx.beginFoldingBounds();
+    }
+    boolean fold = oneStatement && tx.boundsPending() && deps.isEmpty() && cached;
     if (!fold) {
       tx.applyBounds();
     }
     checkDependencies(tx.directory(), deps);
-    DSLContext ctx = engine.domainForWrite(tx, domain);
+    String schema = engine.schemaForWrite(tx, domain);
+    DSLContext ctx = tx.forSchema(schema);
     if (oneStatement) {
-      return fileInOne(ctx, domain, specs, fold ? tx.takeBounds() : null);
+      return fileInOne(tx, schema, domain, specs, fold ? tx.takeBounds() : null, self);
     }
     // the domain's lock shared, as every filing takes it, held to commit (a replay, a scrub and the
     // reference stack wait for it). No origin keys: a batch's thousands would fill PostgreSQL's
@@ -138,51 +144,23 @@ public final class BatchFiling {
    * {@code tasks_origin} and writes nothing, and a second statement, only then, finds those tasks'
    * ids. The commonest batch, every event new, costs one round trip.
    *
+   * <p>With {@code self} (a transaction of the ledger's own not begun yet, {@link
+   * Tx#canCommitItself()}) the statement commits itself in that round trip, the bounds in its
+   * select list, and the ledger sends no commit; the second statement, when needed, then reads on
+   * its own, in autocommit mode too.
+   *
    * @param bounds {@link Tx#takeBounds()}, or null
+   * @param self whether the statement may commit itself
    */
   private List<String> fileInOne(
-      DSLContext ctx, String domain, List<TaskSpec> specs, String[] bounds) {
+      Tx tx, String schema, String domain, List<TaskSpec> specs, String[] bounds, boolean self) {
     Instant now = engine.now();
     Prepared p = prepare(specs, now, new HashMap<>());
-    List<Field<?>> lead = new ArrayList<>(3);
-    if (bounds != null) {
-      lead.add(Filing.setConfig("lock_timeout", DSL.val(bounds[0])));
-      lead.add(Filing.setConfig("statement_timeout", DSL.val(bounds[1])));
-    }
-    lead.addAll(DomainLock.filingLocks(DSL.val(domain), null, null));
-    Field<?>[] aliased = new Field<?>[lead.size()];
-    for (int i = 0; i < aliased.length; i++) {
-      aliased[i] = lead.get(i).as("c" + i);
-    }
-    Field<String> t = DSL.field(DSL.name("t", TASKS.ID.getName()), String.class);
-    Table<?> events = events(p, "v");
+    boolean committing = self && tx.canCommitItself();
     List<String> inserted =
-        ctx.resultQuery(
-                "with l as materialized ({0}),"
-                    + " t as ({1} returning {2}),"
-                    + " e as ({3}),"
-                    + " r as ({4})"
-                    + " select {5} from t",
-                DSL.select(aliased),
-                rowsInsert(p.rows(), DSL.table(DSL.name("l"))).onConflictDoNothing(),
-                DSL.name(TASKS.ID.getName()),
-                DSL.insertInto(EVENTS, EVENTS.TASK_ID, EVENTS.KIND, EVENTS.AT, EVENTS.PAYLOAD)
-                    .select(
-                        eventsSelect("v", now)
-                            .from(events)
-                            .join(DSL.table(DSL.name("t")))
-                            .on(t.eq(DSL.field(DSL.name("v", "task_id"), String.class)))
-                            .orderBy(DSL.field(DSL.name("v", "n")))),
-                DSL.insertInto(
-                        LEDGER_TASKS, LEDGER_TASKS.ID, LEDGER_TASKS.DOMAIN, LEDGER_TASKS.COMPLETED)
-                    .select(
-                        DSL.select(
-                                t,
-                                DSL.val(domain, LEDGER_TASKS.DOMAIN),
-                                DSL.inline(false, LEDGER_TASKS.COMPLETED))
-                            .from(DSL.table(DSL.name("t")))),
-                t)
-            .fetch(0, String.class);
+        committing
+            ? tx.commitItself(schema, (own, b) -> insertInOne(own, domain, p, now, b))
+            : insertInOne(tx.forSchema(schema), domain, p, now, bounds);
     if (inserted.size() == p.rows().size()) {
       return p.ids();
     }
@@ -203,7 +181,24 @@ public final class BatchFiling {
         lost.add(s);
       }
     }
-    findOrigins(ctx, lost, winners);
+    if (!committing) {
+      findOrigins(tx.forSchema(schema), lost, winners);
+    } else {
+      if (inserted.isEmpty()) {
+        // the statement wrote nothing: a failure of the lookup is no unknown outcome
+        tx.committedNothing();
+      }
+      // a read of its own, in autocommit mode as the statement ran (when rows of the batch are
+      // committed, a failure of it is reported as an unknown outcome: refiling the batch is safe,
+      // as its lost specs have upstream events). Bounded by the socket timeout; it waits for no
+      // lock
+      tx.commitItself(
+          schema,
+          (own, b) -> {
+            findOrigins(own, lost, winners);
+            return winners;
+          });
+    }
     List<String> ids = new ArrayList<>(specs.size());
     for (String id : p.ids()) {
       String k = lostIds.get(id);
@@ -222,6 +217,53 @@ public final class BatchFiling {
       ids.add(winner);
     }
     return ids;
+  }
+
+  /**
+   * The batch's one statement ({@link #fileInOne}) on {@code ctx}: the ids of the rows it inserted.
+   *
+   * @param bounds the transaction's bounds to set first, or null
+   */
+  private List<String> insertInOne(
+      DSLContext ctx, String domain, Prepared p, Instant now, String[] bounds) {
+    List<Field<?>> lead = new ArrayList<>(3);
+    if (bounds != null) {
+      lead.add(Filing.setConfig("lock_timeout", DSL.val(bounds[0])));
+      lead.add(Filing.setConfig("statement_timeout", DSL.val(bounds[1])));
+    }
+    lead.addAll(DomainLock.filingLocks(DSL.val(domain), null, null));
+    Field<?>[] aliased = new Field<?>[lead.size()];
+    for (int i = 0; i < aliased.length; i++) {
+      aliased[i] = lead.get(i).as("c" + i);
+    }
+    Field<String> t = DSL.field(DSL.name("t", TASKS.ID.getName()), String.class);
+    Table<?> events = events(p, "v");
+    return ctx.resultQuery(
+            "with l as materialized ({0}),"
+                + " t as ({1} returning {2}),"
+                + " e as ({3}),"
+                + " r as ({4})"
+                + " select {5} from t",
+            DSL.select(aliased),
+            rowsInsert(p.rows(), DSL.table(DSL.name("l"))).onConflictDoNothing(),
+            DSL.name(TASKS.ID.getName()),
+            DSL.insertInto(EVENTS, EVENTS.TASK_ID, EVENTS.KIND, EVENTS.AT, EVENTS.PAYLOAD)
+                .select(
+                    eventsSelect("v", now)
+                        .from(events)
+                        .join(DSL.table(DSL.name("t")))
+                        .on(t.eq(DSL.field(DSL.name("v", "task_id"), String.class)))
+                        .orderBy(DSL.field(DSL.name("v", "n")))),
+            DSL.insertInto(
+                    LEDGER_TASKS, LEDGER_TASKS.ID, LEDGER_TASKS.DOMAIN, LEDGER_TASKS.COMPLETED)
+                .select(
+                    DSL.select(
+                            t,
+                            DSL.val(domain, LEDGER_TASKS.DOMAIN),
+                            DSL.inline(false, LEDGER_TASKS.COMPLETED))
+                        .from(DSL.table(DSL.name("t")))),
+            t)
+        .fetch(0, String.class);
   }
 
   private List<String> fileIn(DSLContext ctx, List<TaskSpec> specs) {

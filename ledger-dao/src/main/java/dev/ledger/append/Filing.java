@@ -103,32 +103,61 @@ public final class Filing {
    * still pending ({@link Tx#boundsPending()}), they are set by the first statement when nothing
    * runs before it (no dependency to check, the domain's route cached), else first on their own.
    *
+   * <p>In a transaction of the ledger's own not begun yet ({@link Tx#canCommitItself()}), a filing
+   * with no dependency into a domain whose route is cached, outside Citus, is that one statement,
+   * committing itself in its one round trip ({@link Tx#commitItself}): the server commits before it
+   * answers, and the ledger sends no commit. When it wrote nothing (the upstream event's task was
+   * found, or a concurrent filing of it took the unique key), what follows (the lookup, admitting
+   * the first task) runs in a transaction as before.
+   *
    * @param admit write the task admitted (its {@code admitted} event too) when the one-statement
    *     write applies; the caller admits it otherwise ({@link Filed#admitted()})
    */
   private Filed fileRow(Tx tx, TaskSpec spec, boolean admit) {
     Validation.spec(spec);
-    boolean fold =
-        tx.boundsPending()
-            && spec.dependsOn().isEmpty()
-            && engine.directory().cached(spec.domain());
+    boolean cached = engine.directory().cached(spec.domain());
+    boolean oneStatement =
+        !engine.citus() && (spec.upstreamEvent() == null || spec.dependsOn().isEmpty());
+    boolean self = tx.canCommitItself() && oneStatement && spec.dependsOn().isEmpty() && cached;
+    if (!self) {
+      // the transaction begins with the filing's first statement, its bounds folded into it
+      tx.beginFoldingBounds();
+    }
+    boolean fold = tx.boundsPending() && spec.dependsOn().isEmpty() && cached;
     if (!fold) {
       tx.applyBounds();
     }
     // before the domain's schema is made: a refused filing writes nothing at all. Tasks are
     // never deleted, so a dependency seen here still exists at commit.
     checkDependencies(tx.directory(), spec.dependsOn());
-    DSLContext ctx = engine.domainForWrite(tx, spec.domain());
+    String schema = engine.schemaForWrite(tx, spec.domain());
+    DSLContext ctx = tx.forSchema(schema);
     // the domain's lock, held to commit: shared, so filings into the domain run side by side, while
     // a replay, a scrub or the reference stack (exclusive) finishes first and never meets a task
     // filed after it began; and the upstream event's own key exclusive, so a concurrent filing of
     // the same upstream event waits for this one's commit and then finds its task (issue 26)
-    EventLog.Lead lead = lead(spec, fold ? tx.takeBounds() : null);
     String id = engine.newId();
-    if (!engine.citus() && (spec.upstreamEvent() == null || spec.dependsOn().isEmpty())) {
+    if (oneStatement) {
       // the locks, the lookup and the writes in one statement: one round trip (issue 26, B13)
       Instant now = engine.now();
-      EventLog.Filed filed = log.insertFiled(ctx, id, now, admit ? engine.now() : null, spec, lead);
+      Instant admitted = admit ? engine.now() : null;
+      EventLog.Filed filed;
+      if (self && tx.canCommitItself()) {
+        filed =
+            tx.commitItself(
+                schema,
+                (own, bounds) -> log.insertFiled(own, id, now, admitted, spec, lead(spec, bounds)));
+        if (filed.row() == null) {
+          // the statement wrote no task (its insert met the upstream event's task; an empty claim
+          // class the row's BEFORE INSERT trigger made stays, as it would in a transaction): the
+          // lookup and the admission of the first task may run in a transaction
+          tx.committedNothing();
+        }
+      } else {
+        filed =
+            log.insertFiled(
+                ctx, id, now, admitted, spec, lead(spec, fold ? tx.takeBounds() : null));
+      }
       if (filed.existing() != null) {
         return new Filed(filed.existing(), null, ctx, false);
       }
@@ -149,6 +178,7 @@ public final class Filing {
               + spec.upstreamEvent()
               + ": its unique key is taken but no task of the upstream event is visible");
     }
+    EventLog.Lead lead = lead(spec, fold ? tx.takeBounds() : null);
     Optional<String> first = lockAndFindOrigin(ctx, lead);
     if (first.isPresent()) {
       return new Filed(first.get(), null, ctx, false);

@@ -82,6 +82,12 @@ public final class BatchCompletion {
    * Completes what it can of a batch of one domain in {@code tx} without waiting for a row another
    * transaction holds (see {@code Ledger.completeAvailable}).
    *
+   * <p>In a transaction of the ledger's own not begun yet (the domain's schema cached: {@link
+   * Tx#canCommitItself()}), outside Citus, the completion's statement commits itself in its one
+   * round trip, the bounds in a lead statement of the same execute (issue 26, B9); when some rows
+   * were not locked, the read of which exist follows on its own. A connection lost during it is an
+   * unknown outcome: a completion retried under the same lease finds its task completed under it.
+   *
    * @param tx the operation's transaction context
    * @param domain the domain
    * @param completions the leases and handoffs
@@ -93,12 +99,13 @@ public final class BatchCompletion {
     if (completions.isEmpty()) {
       return new CompletedBatch(List.of(), List.of(), List.of());
     }
-    Optional<DSLContext> mapped = engine.domain(tx, domain);
-    if (mapped.isEmpty()) {
+    Optional<String> schema = engine.schemaOf(tx, domain);
+    if (schema.isEmpty()) {
       return new CompletedBatch(
           List.of(), completions.stream().map(Completion::lease).toList(), List.of());
     }
-    DSLContext ctx = mapped.get();
+    DSLContext ctx = tx.forSchema(schema.get());
+    boolean self = !engine.citus() && tx.canCommitItself();
     List<Lease> refused = new ArrayList<>();
     Map<String, Completion> byTask = new java.util.LinkedHashMap<>();
     for (Completion c : completions) {
@@ -121,20 +128,43 @@ public final class BatchCompletion {
         seen.put(l.id(), r);
       }
     }
-    for (Record r :
-        engine.citus()
-            ? List.<Record>of()
-            : availableStatement(ctx)
-                .fetch(
-                    ctx,
-                    AVAILABLE,
-                    engine.now(),
-                    args.ids,
-                    args.holders,
-                    args.attempts,
-                    args.places,
-                    args.payloads,
-                    args.handoffs)) {
+    Instant now = engine.now();
+    List<Record> locked;
+    if (engine.citus()) {
+      locked = List.of();
+    } else if (self) {
+      locked =
+          tx.commitItself(
+              schema.get(),
+              (own, bounds) ->
+                  availableStatement(own, true)
+                      .fetch(
+                          own,
+                          AVAILABLE,
+                          now,
+                          args.ids,
+                          args.holders,
+                          args.attempts,
+                          args.places,
+                          args.payloads,
+                          args.handoffs,
+                          bounds[0],
+                          bounds[1]));
+    } else {
+      locked =
+          availableStatement(ctx, false)
+              .fetch(
+                  ctx,
+                  AVAILABLE,
+                  now,
+                  args.ids,
+                  args.holders,
+                  args.attempts,
+                  args.places,
+                  args.payloads,
+                  args.handoffs);
+    }
+    for (Record r : locked) {
       seen.put(r.get(TASKS.ID), r);
     }
     List<String> unseen = new ArrayList<>();
@@ -144,11 +174,22 @@ public final class BatchCompletion {
       }
     }
     // not locked: held by another transaction (busy), or not a task of this domain (refused)
-    java.util.Set<String> exist =
-        unseen.isEmpty()
-            ? java.util.Set.of()
-            : new java.util.HashSet<>(
-                ctx.select(TASKS.ID).from(TASKS).where(TASKS.ID.in(unseen)).fetch(TASKS.ID));
+    java.util.Set<String> exist;
+    if (unseen.isEmpty()) {
+      exist = java.util.Set.of();
+    } else if (self) {
+      // after the completion committed itself: a read of its own (tasks are never deleted)
+      exist =
+          tx.commitItself(
+              schema.get(),
+              (own, bounds) ->
+                  new java.util.HashSet<>(
+                      own.select(TASKS.ID).from(TASKS).where(TASKS.ID.in(unseen)).fetch(TASKS.ID)));
+    } else {
+      exist =
+          new java.util.HashSet<>(
+              ctx.select(TASKS.ID).from(TASKS).where(TASKS.ID.in(unseen)).fetch(TASKS.ID));
+    }
     List<Lease> completed = new ArrayList<>();
     List<Completion> busy = new ArrayList<>();
     for (Completion c : distinct) {
@@ -337,14 +378,17 @@ public final class BatchCompletion {
    * rows, in id order, skipping every row another transaction holds; complete the locked tasks
    * whose lease is current, append their {@code completed} events in the given order, and return
    * every locked row as it was locked, with the id of those completed now ({@code done_id}, else
-   * null).
+   * null). With {@code self} (a completion that commits itself) a lead statement sets the implicit
+   * transaction's bounds first ({@link ClaimSql#boundsLead}), and the last two slots are its {@code
+   * lock_timeout} and {@code statement_timeout}.
    */
-  private RenderedStatement availableStatement(DSLContext ctx) {
+  private RenderedStatement availableStatement(DSLContext ctx, boolean self) {
     return engine
         .statements()
         .get(
             ctx,
-            "complete available",
+            self ? "complete available, committing itself" : "complete available",
+            () -> self ? List.of(ClaimSql.boundsLead()) : List.<org.jooq.Query>of(),
             () -> {
               Tasks l = TASKS.as("l");
               LedgerTasks r = LEDGER_TASKS.as("r");
@@ -401,7 +445,18 @@ public final class BatchCompletion {
                   .leftJoin(completed)
                   .on(doneId.eq(lockedId));
             },
-            List.of(AT, IDS, HOLDERS, ATTEMPTS, PLACES, PAYLOADS, HANDOFFS));
+            self
+                ? List.of(
+                    AT,
+                    IDS,
+                    HOLDERS,
+                    ATTEMPTS,
+                    PLACES,
+                    PAYLOADS,
+                    HANDOFFS,
+                    ClaimSql.LOCK_TIMEOUT,
+                    ClaimSql.STATEMENT_TIMEOUT)
+                : List.of(AT, IDS, HOLDERS, ATTEMPTS, PLACES, PAYLOADS, HANDOFFS));
   }
 
   /** Checks a batch before anything is read or written: the domain, each lease and handoff. */

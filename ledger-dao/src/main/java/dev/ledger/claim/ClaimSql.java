@@ -216,6 +216,14 @@ public final class ClaimSql {
    * {@code UPDATE} of the candidates, the {@code INSERT} of their {@code claimed} events (in claim
    * order) and the read of the claimed rows and the window's size, so a claim is this statement and
    * its commit.
+   *
+   * <p>With {@code bounds} (a claim that commits itself, {@link dev.ledger.kernel.Tx#commitItself},
+   * on a connection in autocommit mode; not on Citus) a lead statement sent in the same execute
+   * sets {@code lock_timeout} and {@code statement_timeout} for the implicit transaction both run
+   * in, and the server commits the claim before it answers: the claim is this one round trip.
+   *
+   * @param bounds {@code lock_timeout} and {@code statement_timeout} as {@link
+   *     dev.ledger.kernel.Tx#commitItself} gives them, or null inside a transaction
    */
   static Claimed claimIn(
       RenderedStatement.Cache statements,
@@ -224,11 +232,17 @@ public final class ClaimSql {
       int max,
       int window,
       boolean citus,
-      boolean gated) {
+      boolean gated,
+      String[] bounds) {
+    boolean self = bounds != null;
+    if (self && citus) {
+      throw new IllegalArgumentException("a claim on Citus cannot commit itself");
+    }
     RenderedStatement claim =
         statements.get(
             ctx,
-            citus ? "claim on citus" : "claim",
+            citus ? "claim on citus" : self ? "claim, committing itself" : "claim",
+            () -> self ? List.of(boundsLead()) : List.<org.jooq.Query>of(),
             () -> {
               ClaimWindow cw = claimWindowCtes();
               CommonTableExpression<Record1<String>> candidate = claimCandidates(cw.ids(), citus);
@@ -272,7 +286,20 @@ public final class ClaimSql {
             },
             citus
                 ? List.of(NOW, UNTIL, HOLDER, MANIFEST, RANK, MAX, WINDOW, GATED)
-                : List.of(NOW, UNTIL, HOLDER, MANIFEST, RANK, MAX, WINDOW, PAYLOAD, GATED));
+                : self
+                    ? List.of(
+                        NOW,
+                        UNTIL,
+                        HOLDER,
+                        MANIFEST,
+                        RANK,
+                        MAX,
+                        WINDOW,
+                        PAYLOAD,
+                        GATED,
+                        LOCK_TIMEOUT,
+                        STATEMENT_TIMEOUT)
+                    : List.of(NOW, UNTIL, HOLDER, MANIFEST, RANK, MAX, WINDOW, PAYLOAD, GATED));
     List<TasksRecord> rows = new java.util.ArrayList<>();
     int windowRows = 0;
     boolean controlsOn = false;
@@ -282,9 +309,31 @@ public final class ClaimSql {
             ? new Object[] {
               a.now(), a.until(), a.holder(), a.manifest(), a.rank(), max, window, gate
             }
-            : new Object[] {
-              a.now(), a.until(), a.holder(), a.manifest(), a.rank(), max, window, a.payload(), gate
-            };
+            : self
+                ? new Object[] {
+                  a.now(),
+                  a.until(),
+                  a.holder(),
+                  a.manifest(),
+                  a.rank(),
+                  max,
+                  window,
+                  a.payload(),
+                  gate,
+                  bounds[0],
+                  bounds[1]
+                }
+                : new Object[] {
+                  a.now(),
+                  a.until(),
+                  a.holder(),
+                  a.manifest(),
+                  a.rank(),
+                  max,
+                  window,
+                  a.payload(),
+                  gate
+                };
     for (Record r : claim.fetch(ctx, CLAIMED, binds)) {
       windowRows = r.get(WINDOW_ROWS);
       controlsOn = Boolean.TRUE.equals(r.get(CONTROLS_ON));
@@ -298,6 +347,24 @@ public final class ClaimSql {
       logClaims(ctx, rows, a);
     }
     return new Claimed(rows, windowRows, controlsOn);
+  }
+
+  static final Slot<String> LOCK_TIMEOUT = Slot.of("lock_timeout", SQLDataType.VARCHAR);
+  static final Slot<String> STATEMENT_TIMEOUT = Slot.of("statement_timeout", SQLDataType.VARCHAR);
+
+  /**
+   * The statement sent ahead of a claim that commits itself: {@code select
+   * set_config('lock_timeout', ?, true), set_config('statement_timeout', ?, true)}, for the
+   * implicit transaction the claim runs in.
+   */
+  static org.jooq.Query boundsLead() {
+    return DSL.select(
+        setConfig("lock_timeout", LOCK_TIMEOUT), setConfig("statement_timeout", STATEMENT_TIMEOUT));
+  }
+
+  private static Field<String> setConfig(String setting, Slot<String> value) {
+    return DSL.function(
+        "set_config", String.class, DSL.inline(setting), value.field(), DSL.inline(true));
   }
 
   /** The claiming {@code UPDATE} of the candidates, as the CTE {@code claimed}. */

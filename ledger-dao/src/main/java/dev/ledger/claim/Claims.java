@@ -116,22 +116,23 @@ public final class Claims {
       if (gated != null && gated.grant().allowed() == 0) {
         return List.of();
       }
-      ClaimedRows claimed = claimRows(ctx, claimer, gated, max, slack);
+      ClaimedRows claimed = claimRows(tx, ctx, schema.get(), claimer, gated, max, slack);
       rows = claimed.rows();
       if (gated == null && rows.isEmpty() && claimed.controlsOn()) {
         // the claim found a control set (the statement claimed nothing): pass the gate, claim
         // again
         gatedSchemas.add(schema.get());
         if (!citus) {
-          // in the transaction the ungated claim began: the lock is held to its commit (once per
-          // schema and process, when a control is first seen)
+          // committing itself too when the ungated claim did (it claimed nothing); else in the
+          // transaction the ungated claim began, the lock held to its commit (once per schema and
+          // process, when a control is first seen)
           rows = claimGated(tx, ctx, domain, schema.get(), claimer, max, slack);
         } else {
           gated = gate(ctx, domain, schema.get(), max);
           if (gated == null || gated.grant().allowed() == 0) {
             return List.of();
           }
-          rows = claimRows(ctx, claimer, gated, max, slack).rows();
+          rows = claimRows(tx, ctx, schema.get(), claimer, gated, max, slack).rows();
         }
       }
       if (gated != null) {
@@ -301,9 +302,23 @@ public final class Claims {
   /**
    * Claims up to {@code max} tasks (the grant's allowed when gated, at the grant's time), from a
    * larger window while concurrent claimers hold rows of a full one.
+   *
+   * <p>In a transaction of the ledger's own that has run no statement yet (the domain's schema was
+   * cached: {@link Tx#canCommitItself()}), outside Citus, each claim statement commits itself in
+   * its own round trip, the bounds included ({@link Tx#commitItself}; issue 26): the claim is one
+   * round trip, not the bounds', the claim's and the commit's. A claim from a larger window then
+   * commits on its own too, after the first: its rows are the ones the first left (its candidates
+   * are read again), and a failure of it is reported as an unknown outcome (the first's leases
+   * committed).
    */
   private ClaimedRows claimRows(
-      DSLContext ctx, Claimer claimer, Gated gated, int max, ClaimSlack slack) {
+      Tx tx,
+      DSLContext ctx,
+      String schema,
+      Claimer claimer,
+      Gated gated,
+      int max,
+      ClaimSlack slack) {
     String holder = claimer.holder();
     Instant now = gated != null ? gated.grant().now() : engine.now();
     int ask = gated != null ? Math.min(max, gated.grant().allowed()) : max;
@@ -318,8 +333,7 @@ public final class Claims {
             new Event.Claimed(holder, until).payload());
     boolean g = gated != null;
     int window = ClaimSlack.window(ask, slack.current());
-    ClaimSql.Claimed claimed =
-        ClaimSql.claimIn(engine.statements(), ctx, args, ask, window, engine.citus(), g);
+    ClaimSql.Claimed claimed = claimOnce(tx, ctx, schema, args, ask, window, g);
     boolean controlsOn = claimed.controlsOn();
     List<TasksRecord> rows = new ArrayList<>(claimed.rows());
     // short of ask with a full window: concurrent transactions hold (or just changed) rows of
@@ -329,13 +343,30 @@ public final class Claims {
         && window <= ClaimSql.MAX_CLAIM_WINDOW / 8
         && claimed.windowRows() >= window) {
       window *= 8;
-      claimed =
-          ClaimSql.claimIn(
-              engine.statements(), ctx, args, ask - rows.size(), window, engine.citus(), g);
+      claimed = claimOnce(tx, ctx, schema, args, ask - rows.size(), window, g);
       rows.addAll(claimed.rows());
     }
     slack.record(contended);
     return new ClaimedRows(rows, controlsOn);
+  }
+
+  /** One ungated claim statement: committing itself when the transaction allows, else in it. */
+  private ClaimSql.Claimed claimOnce(
+      Tx tx,
+      DSLContext ctx,
+      String schema,
+      ClaimSql.ClaimArgs args,
+      int max,
+      int window,
+      boolean gated) {
+    boolean citus = engine.citus();
+    if (!citus && tx.canCommitItself()) {
+      return tx.commitItself(
+          schema,
+          (own, bounds) ->
+              ClaimSql.claimIn(engine.statements(), own, args, max, window, false, gated, bounds));
+    }
+    return ClaimSql.claimIn(engine.statements(), ctx, args, max, window, citus, gated, null);
   }
 
   private static Instant untilOf(TasksRecord row) {

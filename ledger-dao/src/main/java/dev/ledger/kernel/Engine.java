@@ -323,23 +323,6 @@ public final class Engine {
   }
 
   /**
-   * Runs {@code body} as {@link #write} does, except that a transaction of the ledger's own opens
-   * with no statement of its own: its lock and statement bounds are left to the body, which sets
-   * them in its first statement ({@link Tx#takeBounds()}) or before it ({@link Tx#applyBounds()}).
-   * A filing saves a round trip so (issue 26, B13).
-   *
-   * @param operation the operation's name, for messages
-   * @param body the work; it must take or apply the bounds before its first statement when {@link
-   *     Tx#boundsPending()}
-   * @param <T> its result
-   * @return the body's result
-   * @throws LedgerStorageException as {@link #write}
-   */
-  public <T> T writeFoldingBounds(String operation, Function<Tx, T> body) {
-    return write(operation, body, Mode.FOLD);
-  }
-
-  /**
    * Runs {@code body} as {@link #write} does, except that a transaction of the ledger's own is not
    * begun until the body's first statement through the {@link Tx}'s contexts: before that, the body
    * may instead send statements that commit themselves, one round trip each, bounds included
@@ -365,10 +348,27 @@ public final class Engine {
     return write(operation, body, observed ? Mode.BOUND : Mode.ONE_ROUND_TRIP);
   }
 
-  /** How a transaction of the ledger's own opens: its bounds set, folded, or begun on demand. */
+  /**
+   * Runs {@code body} as {@link #writeInOneRoundTrip} does, for a body whose statements that commit
+   * themselves are each one statement taking the bounds in its own select list ({@link
+   * Tx#commitItself}): execute listeners see such a statement whole, so it commits itself with
+   * listeners configured too. A filing in a transaction of the ledger's own is so one round trip,
+   * its commit included (issue 26, B13). A body that cannot commit itself calls {@link
+   * Tx#beginFoldingBounds()} before its first statement to keep the bounds folded into it.
+   *
+   * @param operation the operation's name, for messages
+   * @param body the work
+   * @param <T> its result
+   * @return the body's result
+   * @throws LedgerStorageException as {@link #writeInOneRoundTrip}
+   */
+  public <T> T writeInOneStatement(String operation, Function<Tx, T> body) {
+    return write(operation, body, Mode.ONE_ROUND_TRIP);
+  }
+
+  /** How a transaction of the ledger's own opens: its bounds set, or begun on demand. */
   private enum Mode {
     BOUND,
-    FOLD,
     ONE_ROUND_TRIP
   }
 
@@ -421,9 +421,7 @@ public final class Engine {
       }
       T result;
       try {
-        if (mode == Mode.FOLD) {
-          tx.deferBounds(bounds);
-        } else if (mode == Mode.BOUND) {
+        if (mode == Mode.BOUND) {
           bounds.bindTransaction(c);
         }
         result = body.apply(tx);

@@ -22,10 +22,11 @@ import org.jooq.impl.DefaultConnectionProvider;
  * out jOOQ contexts bound to that one connection and render-mapped to the directory or a domain
  * schema, so every statement of an operation runs in the same transaction whoever owns it.
  *
- * <p>A transaction of the ledger's own begun by {@link Engine#writeInOneRoundTrip} starts later:
- * its connection stays in autocommit mode until the first statement run through one of its contexts
- * (or {@link #connection()}), which begins the transaction and sets its bounds. Until then the
- * operation may instead send statements that commit themselves ({@link #commitItself}).
+ * <p>A transaction of the ledger's own begun by {@link Engine#writeInOneRoundTrip} (or {@link
+ * Engine#writeInOneStatement}) starts later: its connection stays in autocommit mode until the
+ * first statement run through one of its contexts (or {@link #connection()}), which begins the
+ * transaction and sets its bounds. Until then the operation may instead send statements that commit
+ * themselves ({@link #commitItself}).
  *
  * <p>Internal to the ledger (its operations take one; callers use {@code Ledger} and its
  * transaction views). Not thread-safe: one operation on one thread uses it at a time, as a JDBC
@@ -170,17 +171,12 @@ public final class Tx {
     return result;
   }
 
-  /** Defers the transaction's bounds: the operation sets them in its first statement. */
-  void deferBounds(Bounds bounds) {
-    this.pendingBounds = bounds;
-  }
-
   /**
    * Whether the transaction's lock and statement bounds are still to be set: the ledger owns the
-   * transaction, began it without a statement of its own, and left the bounds to the operation's
-   * first statement (issue 26, B13: one round trip fewer per filing). An operation that sees true
-   * either folds {@link #takeBounds()} into its first statement or calls {@link #applyBounds()}
-   * before it.
+   * transaction, began it without a statement of its own ({@link #beginFoldingBounds()}), and left
+   * the bounds to the operation's first statement (issue 26, B13: one round trip fewer per filing).
+   * An operation that sees true either folds {@link #takeBounds()} into its first statement or
+   * calls {@link #applyBounds()} before it.
    *
    * @return true while no statement has set them
    */
@@ -271,11 +267,14 @@ public final class Tx {
    * one implicit transaction of the server's, committed at the protocol's Sync, before the execute
    * returns), beginning with {@code set_config('lock_timeout', bounds[0], true),
    * set_config('statement_timeout', bounds[1], true)} in a statement of its own so that every later
-   * statement of the text is bounded. Locks taken in it are released by the server at that commit,
-   * never held across a client round trip. Each call is its own transaction: what one saw or took
-   * is committed before the next begins. A statement of the operation's through its contexts after
-   * this call is refused (it would run in a transaction of its own whose failure could not undo
-   * what committed here).
+   * statement of the text is bounded; or, for a text of one statement (a filing's: {@link
+   * Engine#writeInOneStatement}), in that statement's first select list, ahead of any lock it may
+   * wait for (its lock waits then bounded by {@code lock_timeout}, its run by the socket timeout,
+   * as for a transaction's first statement that takes the bounds: {@link #takeBounds()}). Locks
+   * taken in it are released by the server at that commit, never held across a client round trip.
+   * Each call is its own transaction: what one saw or took is committed before the next begins. A
+   * statement of the operation's through its contexts after this call is refused (it would run in a
+   * transaction of its own whose failure could not undo what committed here).
    *
    * @param schema the domain schema the statement's context is render-mapped to
    * @param statement the execute, given a context on the autocommit connection and the bounds as
@@ -312,6 +311,51 @@ public final class Tx {
   }
 
   /**
+   * Begins a transaction deferred by {@link Engine#writeInOneRoundTrip} (or {@link
+   * Engine#writeInOneStatement}) without a statement of its own: its bounds are then pending
+   * ({@link #boundsPending()}), for the operation's first statement to set ({@link #takeBounds()})
+   * or to set on their own first ({@link #applyBounds()}). An operation that cannot commit itself
+   * in one statement (a filing on Citus) so costs no round trip more than it did. Does nothing when
+   * no transaction is deferred (it began, or it is a caller's).
+   *
+   * @throws IllegalStateException when a statement of the operation committed itself
+   * @throws DataAccessException when the driver refuses to leave autocommit mode
+   */
+  public void beginFoldingBounds() {
+    Bounds b = pendingBegin;
+    if (b == null) {
+      return;
+    }
+    checkNothingCommitted();
+    try {
+      connection.setAutoCommit(false);
+    } catch (SQLException e) {
+      throw new DataAccessException("beginning the transaction failed: " + e.getMessage(), e);
+    }
+    pendingBegin = null;
+    pendingBounds = b;
+  }
+
+  /**
+   * Declares that every statement of the operation that committed itself so far wrote nothing (a
+   * filing whose upstream event was filed before: its one statement found the task, or met the
+   * unique key, and inserted no row), so that statements may follow in a transaction: a failure of
+   * theirs then leaves nothing of the operation behind, and is no unknown outcome. Call it only
+   * when the statements' results prove it.
+   */
+  public void committedNothing() {
+    selfCommits = 0;
+  }
+
+  private void checkNothingCommitted() {
+    if (selfCommits > 0) {
+      throw new IllegalStateException(
+          "a statement of this operation committed itself: no statement may follow it in a"
+              + " transaction");
+    }
+  }
+
+  /**
    * Begins a deferred transaction: autocommit off, then the bounds, in a statement that opens it.
    */
   private void begin() {
@@ -319,11 +363,7 @@ public final class Tx {
     if (b == null) {
       return;
     }
-    if (selfCommits > 0) {
-      throw new IllegalStateException(
-          "a statement of this operation committed itself: no statement may follow it in a"
-              + " transaction");
-    }
+    checkNothingCommitted();
     pendingBegin = null;
     try {
       connection.setAutoCommit(false);

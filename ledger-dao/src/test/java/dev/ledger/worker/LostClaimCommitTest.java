@@ -14,6 +14,7 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -29,9 +30,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * A claim whose commit succeeded on the server while its answer was lost (the connection aborted
- * right after a real commit, SQLState 08006) costs no attempt: the tasks it claimed are given back
- * at the pool's next claim and run once each as the same attempt, long before their lease would
- * have run out (issue 23, "never lose").
+ * right after a real commit, SQLState 08006; for a claim that commits itself, right after its
+ * execute, issue 26) costs no attempt: the tasks it claimed are given back at the pool's next claim
+ * and run once each as the same attempt, long before their lease would have run out (issue 23,
+ * "never lose").
  */
 class LostClaimCommitTest {
 
@@ -53,8 +55,9 @@ class LostClaimCommitTest {
 
   /**
    * A data source whose connections, while armed, lose the answer of the next commit of a
-   * transaction that ran the claim statement: the commit is made for real, then the connection is
-   * aborted and the commit throws a connection-loss error, as when the network drops the answer.
+   * transaction that ran the claim statement (or of the claim statement's execute, when it commits
+   * itself): the commit is made for real, then the connection is aborted and the commit (or the
+   * execute) throws a connection-loss error, as when the network drops the answer.
    */
   private static final class LosesClaimAnswer {
     /** A fragment only the claim statement's SQL has: its CTE that logs the claims. */
@@ -84,6 +87,11 @@ class LostClaimCommitTest {
                 && args[0] instanceof String sql
                 && sql.contains(CLAIM_TOKEN)
                 && sql.contains("'claimed'")) {
+              if (real.getAutoCommit()) {
+                // a claim that commits itself (issue 26): the server commits before it answers,
+                // so the answer of the execute itself is what gets lost
+                return selfCommitting(real, (PreparedStatement) invoke(real, m, args));
+              }
               claimRan[0] = true;
             }
             if (name.equals("commit") && claimRan[0] && armed.compareAndSet(true, false)) {
@@ -101,6 +109,25 @@ class LostClaimCommitTest {
       return (Connection)
           Proxy.newProxyInstance(
               Connection.class.getClassLoader(), new Class<?>[] {Connection.class}, h);
+    }
+
+    /** The claim's statement, losing the answer of its execute once while armed. */
+    private PreparedStatement selfCommitting(Connection real, PreparedStatement ps) {
+      InvocationHandler h =
+          (proxy, m, args) -> {
+            if (m.getName().equals("execute") && armed.compareAndSet(true, false)) {
+              ps.execute();
+              real.abort(Runnable::run);
+              fired.incrementAndGet();
+              throw new SQLException("connection lost", "08006");
+            }
+            return invoke(ps, m, args);
+          };
+      return (PreparedStatement)
+          Proxy.newProxyInstance(
+              PreparedStatement.class.getClassLoader(),
+              new Class<?>[] {PreparedStatement.class},
+              h);
     }
 
     private static Object invoke(Object target, Method m, Object[] args) throws Throwable {
