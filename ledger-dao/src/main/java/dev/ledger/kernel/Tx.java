@@ -312,6 +312,18 @@ public final class Tx {
   }
 
   /**
+   * Says that the last statement that committed itself ({@link #commitItself}) wrote nothing (e.g.
+   * a controlled claim's fast path that claimed nothing): a failure of a later one is then reported
+   * as that statement's own, not as one after committed work. Not thread-safe (a transaction is one
+   * thread's).
+   */
+  public void committedNothing() {
+    if (selfCommits > 0) {
+      selfCommits--;
+    }
+  }
+
+  /**
    * Begins a deferred transaction: autocommit off, then the bounds, in a statement that opens it.
    */
   private void begin() {
