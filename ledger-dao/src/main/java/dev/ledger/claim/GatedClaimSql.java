@@ -294,17 +294,22 @@ final class GatedClaimSql {
 
   /**
    * The window's counts of the slot rows (V14) in a claim's window, and their oldest bucket (each
-   * row's window as {@code RateWindow.of} moves it); {@code {2}} is the slot rows' table.
+   * row's window as {@code RateWindow.of} moves it), computed once per statement: the claim's
+   * bucket from {@code gate_time} and {@code gate_row} by scalar subqueries, so the planner costs
+   * the slot rows once (joined to the controls row it multiplied the estimates of two tables
+   * without statistics past {@code jit_above_cost}: seconds of JIT compiling a 1 ms statement).
+   * {@code {0}} is the slot rows' table.
    */
   private static String slotsWindow(int b) {
     String bucket = "r.rate_slot - (cardinality(x.a) - u.i)";
     return "select coalesce(sum(u.n), 0) as used_n, min("
         + bucket
-        + ") filter (where u.n > 0) as first_b from {2} as r cross join lateral (select cast(string_to_array(nullif(r.rate_counts, ''), ',')"
-        + " as bigint[]) as a) as x cross join lateral unnest(x.a) with ordinality as u(n, i)"
-        + " where "
+        + ") filter (where u.n > 0) as first_b from {0} as r cross join lateral (select"
+        + " cast(string_to_array(nullif(r.rate_counts, ''), ',') as bigint[]) as a) as x cross"
+        + " join lateral unnest(x.a) with ordinality as u(n, i) where "
         + bucket
-        + " >= greatest(t.now_ms / c.bucket_ms, r.rate_slot) - "
+        + " >= greatest((select t.now_ms from gate_time as t) / (select c.bucket_ms from gate_row"
+        + " as c), r.rate_slot) - "
         + b;
   }
 
@@ -350,6 +355,8 @@ final class GatedClaimSql {
                         + SLOT_SETTING
                         + "', true), '') as smallint)",
                     SLOTS_TABLE));
+    CommonTableExpression<Record> slots =
+        DSL.name("gate_slots").asMaterialized(DSL.resultQuery(slotsWindow(b), SLOTS_TABLE));
     // the bucket of the i-th count (1-based): the stored slot's, minus the counts after it
     String bucket = "v.stored_slot - (cardinality(v.counts) - u.i)";
     String inWindow = bucket + " >= v.slot - " + b;
@@ -399,13 +406,10 @@ final class GatedClaimSql {
                             : "")
                         + " from gate_time as t left join gate_row as c on true"
                         + (fast ? " left join gate_mine as m on true" : "")
-                        + " left join lateral (select * from ("
-                        + slotsWindow(b)
-                        + ") as z where c.rate_claims is not null) as s on true"
+                        + " cross join gate_slots as s"
                         + " offset 0) as v offset 0) as w",
                     ClaimSql.MAX.field(),
-                    TASKS,
-                    SLOTS_TABLE));
+                    TASKS));
     Field<Instant> now = DSL.field("(select gate.g_at from gate)", TASKS.LEASE_UNTIL.getDataType());
     Field<Instant> until =
         DSL.field("(select gate.g_until from gate)", TASKS.LEASE_UNTIL.getDataType());
@@ -499,7 +503,7 @@ final class GatedClaimSql {
         DSL.field(DSL.name("gate", "bucket_ms"), SQLDataType.BIGINT).as(GATE_BUCKET_MS.getName()));
     out.add(DSL.field(DSL.name("gate", "now_ms"), SQLDataType.BIGINT).as(GATE_NOW_MS.getName()));
     out.add(DSL.field(DSL.name("gate", "slow"), SQLDataType.BOOLEAN).as(GATE_SLOW.getName()));
-    org.jooq.WithStep head = DSL.with(time).with(row);
+    org.jooq.WithStep head = DSL.with(time).with(row).with(slots);
     if (fast) {
       head = head.with(mine);
     }
