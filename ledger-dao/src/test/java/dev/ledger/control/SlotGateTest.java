@@ -252,6 +252,47 @@ class SlotGateTest {
     assertThat(fastClaims.get()).isGreaterThanOrEqualTo(100);
   }
 
+  @Test
+  void a_replay_leaves_the_slot_rows_and_their_window_as_they_are() throws Exception {
+    String domain = "slots-replay";
+    file(domain, 20);
+    ledger.setLimits(domain, null, 1_000_000, Duration.ofDays(1));
+    String schema = schema(domain);
+    ledger.complete(ledger.claimNext(domain, ME).orElseThrow(), "done"); // the control found
+    for (int i = 0; i < 10; i++) {
+      ledger.complete(ledger.claimNext(domain, ME).orElseThrow(), "done"); // fast, slot row 1
+    }
+    List<String> before = slotRows(schema);
+    assertThat(before).hasSize(8);
+    assertThat(countsOf(schema, "queue_control_slots")).isEqualTo(10);
+
+    ledger.replay();
+
+    assertThat(slotRows(schema)).isEqualTo(before);
+    assertThat(countsOf(schema, "queue_controls")).isEqualTo(1);
+    // the window goes on from the rows as they were (after a replay the first claim may pass the
+    // exact gate in a transaction: the route is looked up again)
+    assertThat(ledger.claimBatch(domain, ME, 5)).hasSize(5);
+    assertThat(countsOf(schema, "queue_control_slots") + countsOf(schema, "queue_controls"))
+        .isEqualTo(16);
+  }
+
+  private static List<String> slotRows(String schema) throws SQLException {
+    List<String> out = new ArrayList<>();
+    try (Connection c = PG.dataSource().getConnection();
+        PreparedStatement s =
+            c.prepareStatement(
+                "SELECT slot || '/' || rate_slot || '/' || rate_counts FROM \""
+                    + schema
+                    + "\".queue_control_slots ORDER BY slot");
+        ResultSet r = s.executeQuery()) {
+      while (r.next()) {
+        out.add(r.getString(1));
+      }
+    }
+    return out;
+  }
+
   /** How many tasks a thread holds before it completes them: mostly one batch, sometimes many. */
   private static int hold(ThreadLocalRandom r) {
     return r.nextInt(10) == 0 ? r.nextInt(40, 80) : r.nextInt(1, 9);
