@@ -226,7 +226,7 @@ CREATE TRIGGER ledger_route_completed_inserted AFTER INSERT ON ledger_tasks FOR 
 
 CREATE TRIGGER ledger_routes_completed_changed AFTER UPDATE ON ledger_tasks REFERENCING OLD TABLE AS ledger_old_routes NEW TABLE AS ledger_new_routes FOR EACH STATEMENT WHEN (current_setting('ledger.replay'::text, true) IS DISTINCT FROM 'on'::text) EXECUTE FUNCTION ledger_routes_changed();
 
--- Domain set (db/ledger/domain), in each domain schema, at version 13
+-- Domain set (db/ledger/domain), in each domain schema, at version 14
 
 SET check_function_bodies = false;
 
@@ -450,6 +450,14 @@ CREATE TABLE promotions (
     new_digest text DEFAULT ''::text NOT NULL,
     why_erased bigint DEFAULT 0 NOT NULL,
     CONSTRAINT promotions_pkey PRIMARY KEY (seq)
+);
+
+CREATE TABLE queue_control_slots (
+    slot smallint NOT NULL,
+    rate_slot bigint DEFAULT 0 NOT NULL,
+    rate_counts text DEFAULT ''::text NOT NULL,
+    CONSTRAINT queue_control_slots_pkey PRIMARY KEY (slot),
+    CONSTRAINT queue_control_slots_slot_check CHECK (slot >= 1 AND slot <= 8)
 );
 
 CREATE TABLE queue_controls (

@@ -219,16 +219,33 @@ public final class Claims {
     return rows;
   }
 
-  /** One gated claim statement: committing itself when the transaction allows, else in it. */
+  /**
+   * One gated claim: committing itself when the transaction allows, else in it. A claim that
+   * commits itself and asks for at most {@link GatedClaimSql#FAST_MAX} tries the fast path first
+   * (one slot row, overlapping other claims); when that finds no free slot row or too little room
+   * under a limit, it claimed nothing and the exact gate follows (docs/controls.md).
+   */
   private GatedClaimSql.GatedClaim gatedOnce(
       Tx tx, DSLContext ctx, String schema, GatedClaimSql.GatedArgs args, int max, int window) {
     if (tx.canCommitItself()) {
+      if (max <= GatedClaimSql.FAST_MAX) {
+        GatedClaimSql.GatedClaim fast =
+            tx.commitItself(
+                schema,
+                (own, bounds) ->
+                    GatedClaimSql.claimGated(
+                        engine.statements(), own, args, max, window, bounds, true));
+        if (!fast.gate().slow()) {
+          return fast;
+        }
+        tx.committedNothing(); // it claimed and wrote nothing
+      }
       return tx.commitItself(
           schema,
           (own, bounds) ->
-              GatedClaimSql.claimGated(engine.statements(), own, args, max, window, bounds));
+              GatedClaimSql.claimGated(engine.statements(), own, args, max, window, bounds, false));
     }
-    return GatedClaimSql.claimGated(engine.statements(), ctx, args, max, window, null);
+    return GatedClaimSql.claimGated(engine.statements(), ctx, args, max, window, null, false);
   }
 
   /**

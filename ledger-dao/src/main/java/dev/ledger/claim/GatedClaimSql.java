@@ -33,6 +33,22 @@ final class GatedClaimSql {
 
   private GatedClaimSql() {}
 
+  /** The slot rows of a domain (domain migration V14's {@code queue_control_slots}). */
+  static final int SLOT_ROWS = 8;
+
+  /**
+   * The most tasks a claim may ask for on the fast path: the other slots' claims in flight are
+   * counted as this many each.
+   */
+  static final int FAST_MAX = 32;
+
+  /** The custom setting through which the fast path's lead statement names its slot row. */
+  private static final String SLOT_SETTING = "ledger.gate_slot";
+
+  /** Domain V14's slot rows (not generated: read and written by these statements only). */
+  static final Table<Record> SLOTS_TABLE =
+      DSL.table(DSL.name(dev.ledger.schema.RenderMappedDsl.DOMAIN_TEMPLATE, "queue_control_slots"));
+
   private static final Slot<Long> LEASE_MICROS = Slot.of("lease micros", SQLDataType.BIGINT);
 
   /**
@@ -89,6 +105,8 @@ final class GatedClaimSql {
       DSL.field(DSL.name("gate_bucket_ms"), SQLDataType.BIGINT);
   private static final Field<Long> GATE_NOW_MS =
       DSL.field(DSL.name("gate_now_ms"), SQLDataType.BIGINT);
+  private static final Field<Boolean> GATE_SLOW =
+      DSL.field(DSL.name("gate_slow"), SQLDataType.BOOLEAN);
 
   /** What the gated claim returns: {@link ClaimSql#CLAIMED}'s columns, then the gate's. */
   private static final Field<?>[] GATED_CLAIMED = gatedFields();
@@ -103,7 +121,8 @@ final class GatedClaimSql {
             GATE_RATE_LEFT,
             GATE_FIRST_BUCKET,
             GATE_BUCKET_MS,
-            GATE_NOW_MS));
+            GATE_NOW_MS,
+            GATE_SLOW));
     return out.toArray(Field<?>[]::new);
   }
 
@@ -122,7 +141,9 @@ final class GatedClaimSql {
    * What the gate saw, read after the controls row was locked: whether a control is set, the pause,
    * the room under the concurrency limit (null without one), the room in the rate window (null
    * without a rate limit), the window's oldest bucket holding a claim, its bucket length and the
-   * claim's time in epoch milliseconds (for when the window has room again).
+   * claim's time in epoch milliseconds (for when the window has room again), and whether a fast
+   * claim found no free slot row or too little margin under a limit (it claimed nothing: the claim
+   * must pass the exact gate, {@code claimGated} with {@code fast} false).
    */
   record GateState(
       boolean active,
@@ -131,7 +152,8 @@ final class GatedClaimSql {
       Long rateLeft,
       Long firstBucket,
       Long bucketMs,
-      long nowMs) {}
+      long nowMs,
+      boolean slow) {}
 
   /** What one gated claim statement did. */
   record GatedClaim(List<TasksRecord> rows, int windowRows, GateState gate) {}
@@ -154,8 +176,20 @@ final class GatedClaimSql {
    * sent. Without, the statements run in the operation's transaction and the lock is held to its
    * end.
    *
+   * <p>The exact gate ({@code fast} false) locks the controls row and then every slot row (domain
+   * V14, in slot order), so no fast claim is in flight while it counts, and counts what it took in
+   * the controls row's window. The fast path ({@code fast} true, a claim of at most {@link
+   * #FAST_MAX} that commits itself) locks one free slot row ({@code SKIP LOCKED}) and reads the
+   * controls row without locking it: at most {@link #SLOT_ROWS} fast claims are in flight, each of
+   * at most {@link #FAST_MAX}, so when the count and the window leave room for the others' {@code
+   * (SLOT_ROWS - 1) * FAST_MAX} and its own {@code max}, it claims {@code max} and counts it in its
+   * slot row's window; else (or with no slot row free) it claims nothing and says {@link
+   * GateState#slow}.
+   *
    * @param bounds {@code lock_timeout} and {@code statement_timeout} as {@link
    *     dev.ledger.kernel.Tx#commitItself} gives them, or null inside a transaction
+   * @param fast whether to take the fast path (only with {@code bounds}, and {@code max <=} {@link
+   *     #FAST_MAX})
    */
   static GatedClaim claimGated(
       RenderedStatement.Cache statements,
@@ -163,14 +197,24 @@ final class GatedClaimSql {
       GatedArgs a,
       int max,
       int window,
-      String[] bounds) {
+      String[] bounds,
+      boolean fast) {
     boolean self = bounds != null;
+    if (fast && (!self || max > FAST_MAX)) {
+      throw new IllegalArgumentException(
+          "the fast path is for a claim of at most " + FAST_MAX + " that commits itself");
+    }
     RenderedStatement claim =
         statements.get(
             ctx,
-            self ? "claim gated, committing itself" : "claim gated",
-            () -> self ? List.of(boundsLead(), lockLead()) : List.of(lockLead()),
-            GatedClaimSql::gatedTemplate,
+            fast ? "claim gated fast" : self ? "claim gated, committing itself" : "claim gated",
+            () ->
+                fast
+                    ? List.of(boundsLead(), slotLead())
+                    : self
+                        ? List.of(boundsLead(), lockLead(), lockSlotsLead())
+                        : List.of(lockLead(), lockSlotsLead()),
+            () -> gatedTemplate(fast),
             self ? SELF_COMMITTING_SLOTS : SLOTS);
     Object[] values = {
       a.now(),
@@ -200,7 +244,8 @@ final class GatedClaimSql {
               r.get(GATE_RATE_LEFT),
               r.get(GATE_FIRST_BUCKET),
               r.get(GATE_BUCKET_MS),
-              r.get(GATE_NOW_MS));
+              r.get(GATE_NOW_MS),
+              Boolean.TRUE.equals(r.get(GATE_SLOW)));
       if (r.get(TASKS.ID) != null) {
         TasksRecord row = r.into(TASKS);
         row.changed(false);
@@ -226,8 +271,50 @@ final class GatedClaimSql {
     return DSL.selectOne().from(QUEUE_CONTROLS).where(QUEUE_CONTROLS.ACTIVE.isTrue()).forUpdate();
   }
 
+  /**
+   * Every slot row's lock, in slot order (after the controls row's): the exact gate waits for the
+   * fast claims in flight and excludes new ones until it ends.
+   */
+  private static org.jooq.Query lockSlotsLead() {
+    return DSL.query("select slot from {0} order by slot for update", SLOTS_TABLE);
+  }
+
+  /**
+   * The fast path's lock: one free slot row, its number kept in {@link #SLOT_SETTING} for the
+   * transaction (empty when every row is locked).
+   */
+  private static org.jooq.Query slotLead() {
+    return DSL.query(
+        "select set_config('"
+            + SLOT_SETTING
+            + "', coalesce(max(s.slot)::text, ''), true) from (select slot from {0}"
+            + " order by slot for update skip locked limit 1) as s",
+        SLOTS_TABLE);
+  }
+
+  /**
+   * The window's counts of the slot rows (V14) in a claim's window, and their oldest bucket (each
+   * row's window as {@code RateWindow.of} moves it), computed once per statement: the claim's
+   * bucket from {@code gate_time} and {@code gate_row} by scalar subqueries, so the planner costs
+   * the slot rows once (joined to the controls row it multiplied the estimates of two tables
+   * without statistics past {@code jit_above_cost}: seconds of JIT compiling a 1 ms statement).
+   * {@code {0}} is the slot rows' table.
+   */
+  private static String slotsWindow(int b) {
+    String bucket = "r.rate_slot - (cardinality(x.a) - u.i)";
+    return "select coalesce(sum(u.n), 0) as used_n, min("
+        + bucket
+        + ") filter (where u.n > 0) as first_b from {0} as r cross join lateral (select"
+        + " cast(string_to_array(nullif(r.rate_counts, ''), ',') as bigint[]) as a) as x cross"
+        + " join lateral unnest(x.a) with ordinality as u(n, i) where "
+        + bucket
+        + " >= greatest((select t.now_ms from gate_time as t) / (select c.bucket_ms from gate_row"
+        + " as c), r.rate_slot) - "
+        + b;
+  }
+
   /** The gated claim statement (see {@link #claimGated}). */
-  private static org.jooq.Query gatedTemplate() {
+  private static org.jooq.Query gatedTemplate(boolean fast) {
     int b = QueueControls.BUCKETS;
     CommonTableExpression<Record> time =
         DSL.name("gate_time")
@@ -257,33 +344,70 @@ final class GatedClaimSql {
                         + " cast(string_to_array(nullif(q.rate_counts, ''), ',') as bigint[])"
                         + " as counts from {0} as q where q.active",
                     QUEUE_CONTROLS));
+    // fast: the slot row the lead statement locked, read here (the controls row is not locked)
+    CommonTableExpression<Record> mine =
+        DSL.name("gate_mine")
+            .asMaterialized(
+                DSL.resultQuery(
+                    "select m.slot as mine, m.rate_slot as m_stored,"
+                        + " cast(string_to_array(nullif(m.rate_counts, ''), ',') as bigint[])"
+                        + " as m_counts from {0} as m where m.slot = cast(nullif(current_setting('"
+                        + SLOT_SETTING
+                        + "', true), '') as smallint)",
+                    SLOTS_TABLE));
+    CommonTableExpression<Record> slots =
+        DSL.name("gate_slots").asMaterialized(DSL.resultQuery(slotsWindow(b), SLOTS_TABLE));
     // the bucket of the i-th count (1-based): the stored slot's, minus the counts after it
     String bucket = "v.stored_slot - (cardinality(v.counts) - u.i)";
     String inWindow = bucket + " >= v.slot - " + b;
+    // the others' claims in flight that a fast claim cannot see: one per other slot row, each of at
+    // most FAST_MAX
+    long margin = (long) (SLOT_ROWS - 1) * FAST_MAX;
+    String allowedSql =
+        fast
+            ? "case when not w.active then {0} when w.paused then 0 when w.mine is not null and"
+                + " coalesce(w.free - "
+                + margin
+                + " >= {0}, true) and coalesce(w.rate_left - "
+                + margin
+                + " >= {0}, true) then {0} else 0 end"
+            : "case when not w.active then {0} when w.paused then 0"
+                + " else least({0}, coalesce(w.free, {0}), coalesce(w.rate_left, {0})) end";
+    String slow = fast ? "(w.active and not w.paused and not (" + allowedSql + " > 0))" : "false";
     CommonTableExpression<Record> gate =
         DSL.name("gate")
             .asMaterialized(
                 DSL.resultQuery(
-                    "select w.*, cast(case when not w.active then {0} when w.paused then 0"
-                        + " else least({0}, coalesce(w.free, {0}), coalesce(w.rate_left, {0}))"
-                        + " end as integer) as allowed from (select v.*, case when"
-                        + " v.rate_claims is not null then greatest(0, v.rate_claims - (select"
-                        + " coalesce(sum(u.n), 0) from unnest(v.counts) with ordinality as"
-                        + " u(n, i) where "
+                    "select w.*, cast("
+                        + allowedSql
+                        + " as integer) as allowed, "
+                        + slow
+                        + " as slow from (select v.*, case when"
+                        + " v.rate_claims is not null then greatest(0, v.rate_claims - v.slots_used"
+                        + " - (select coalesce(sum(u.n), 0) from unnest(v.counts) with ordinality"
+                        + " as u(n, i) where "
                         + inWindow
-                        + ")) end as rate_left, (select min("
+                        + ")) end as rate_left, least(v.slots_first, (select min("
                         + bucket
                         + ") from unnest(v.counts) with ordinality as u(n, i) where u.n > 0 and "
                         + inWindow
-                        + ") as first_bucket from (select (c.paused is not null) as active,"
+                        + ")) as first_bucket from (select (c.paused is not null) as active,"
                         + " coalesce(c.paused, false) as paused, t.g_at, t.g_until, t.now_ms,"
                         + " c.bucket_ms, c.rate_claims, c.rate_slot as stored_slot, c.counts,"
                         + " greatest(t.now_ms / c.bucket_ms, c.rate_slot) as slot, case when"
                         + " c.max_claimed is not null then greatest(0, c.max_claimed - (select"
                         + " count(*) from {1} as k where k.status = '"
                         + Status.CLAIMED.wire()
-                        + "' and k.lease_until >= t.g_at)) end as free from gate_time as t"
-                        + " left join gate_row as c on true offset 0) as v offset 0) as w",
+                        + "' and k.lease_until >= t.g_at)) end as free, coalesce(s.used_n, 0) as slots_used,"
+                        + " s.first_b as slots_first"
+                        + (fast
+                            ? ", m.mine, m.m_stored, m.m_counts, greatest(t.now_ms / c.bucket_ms,"
+                                + " m.m_stored) as m_slot"
+                            : "")
+                        + " from gate_time as t left join gate_row as c on true"
+                        + (fast ? " left join gate_mine as m on true" : "")
+                        + " cross join gate_slots as s"
+                        + " offset 0) as v offset 0) as w",
                     ClaimSql.MAX.field(),
                     TASKS));
     Field<Instant> now = DSL.field("(select gate.g_at from gate)", TASKS.LEASE_UNTIL.getDataType());
@@ -305,12 +429,18 @@ final class GatedClaimSql {
     // cross the JIT threshold: hundreds of milliseconds compiling a 1 ms statement). A slice's
     // colon is followed by a space: jOOQ reads ":name" in plain SQL as a named parameter
     int n = b + 1;
+    // fast: the claim's take goes to its slot row's window; else to the controls row's
+    String slot = fast ? "g.m_slot" : "g.slot";
+    String stored = fast ? "g.m_stored" : "g.stored_slot";
+    String counts = fast ? "g.m_counts" : "g.counts";
     CommonTableExpression<Record> spent =
         DSL.name("gate_spent")
             .as(
                 DSL.resultQuery(
                     "update {0} as q set rate_slot = s.slot, rate_counts = s.counts_text from"
-                        + " (select g.slot, array_to_string(x.arr[1 : "
+                        + " (select "
+                        + slot
+                        + " as slot, array_to_string(x.arr[1 : "
                         + b
                         + "] || (x.arr["
                         + n
@@ -322,15 +452,33 @@ final class GatedClaimSql {
                         + " array_fill(cast(0 as bigint), array[k.trail]) as arr from (select"
                         + " cast(least("
                         + n
-                        + ", g.slot - g.stored_slot) as integer) as trail, g.counts[cast(least("
-                        + "coalesce(cardinality(g.counts), 0) + 1, greatest(1,"
-                        + " coalesce(cardinality(g.counts), 0) + g.slot - "
+                        + ", "
+                        + slot
+                        + " - "
+                        + stored
+                        + ") as integer) as trail, "
+                        + counts
+                        + "[cast(least("
+                        + "coalesce(cardinality("
+                        + counts
+                        + "), 0) + 1, greatest(1,"
+                        + " coalesce(cardinality("
+                        + counts
+                        + "), 0) + "
+                        + slot
+                        + " - "
                         + b
-                        + " - g.stored_slot)) as integer) : coalesce(cardinality(g.counts), 0)] as"
+                        + " - "
+                        + stored
+                        + ")) as integer) : coalesce(cardinality("
+                        + counts
+                        + "), 0)] as"
                         + " kept) as k) as"
                         + " x where g.active and g.rate_claims is not null and n.claimed > 0) as s"
-                        + " where q.active returning q.only_row",
-                    QUEUE_CONTROLS));
+                        + (fast
+                            ? " where q.slot = (select g.mine from gate as g) returning q.slot"
+                            : " where q.active returning q.only_row"),
+                    fast ? SLOTS_TABLE : QUEUE_CONTROLS));
     Table<?> size =
         DSL.select(
                 DSL.count().as(ClaimSql.WINDOW_ROWS.getName()),
@@ -354,9 +502,12 @@ final class GatedClaimSql {
     out.add(
         DSL.field(DSL.name("gate", "bucket_ms"), SQLDataType.BIGINT).as(GATE_BUCKET_MS.getName()));
     out.add(DSL.field(DSL.name("gate", "now_ms"), SQLDataType.BIGINT).as(GATE_NOW_MS.getName()));
-    return DSL.with(time)
-        .with(row)
-        .with(gate)
+    out.add(DSL.field(DSL.name("gate", "slow"), SQLDataType.BOOLEAN).as(GATE_SLOW.getName()));
+    org.jooq.WithStep head = DSL.with(time).with(row).with(slots);
+    if (fast) {
+      head = head.with(mine);
+    }
+    return head.with(gate)
         .with(cw.classes())
         .with(cw.ids())
         .with(candidate)

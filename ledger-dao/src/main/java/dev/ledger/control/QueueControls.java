@@ -25,10 +25,13 @@ import org.jooq.impl.DSL;
  * claim pays only the claim statement's {@link #noneActive()} test. Thread-safe (stateless apart
  * from the engine).
  *
- * <p>Race-free across processes: a controlled claim locks the row ({@code FOR UPDATE}) before it
- * counts the domain's claimed tasks and reads the rate window, and holds the lock until its
- * transaction ends, so controlled claims of one domain take turns and each sees what the previous
- * one committed (READ COMMITTED takes a new snapshot per statement, after the lock).
+ * <p>Race-free across processes: the exact gate locks the row ({@code FOR UPDATE}) and then every
+ * slot row of domain V14's {@code queue_control_slots} before it counts the domain's claimed tasks
+ * and reads the rate window (the controls row's counts and every slot row's), and holds the locks
+ * until its transaction ends, so it sees what every earlier claim committed (READ COMMITTED takes a
+ * new snapshot per statement, after the lock). The fast path of a claim far from the limits holds
+ * one slot row only ({@code GatedClaimSql}, docs/controls.md); the setters lock the row and every
+ * slot row, so a change waits for the fast claims in flight.
  */
 public final class QueueControls {
 
@@ -124,6 +127,9 @@ public final class QueueControls {
     if (row == null) {
       return Optional.empty();
     }
+    // every slot row after the controls row (the exact gate's order): no fast claim is in flight
+    // while this claim counts, and none starts until it ends
+    org.jooq.Result<org.jooq.Record2<Long, String>> slots = lockSlots(ctx);
     if (Boolean.TRUE.equals(row.getPaused())) {
       return Optional.of(new Grant(0, Hold.PAUSED, PAUSED_RECHECK, engine.now(), row));
     }
@@ -146,7 +152,11 @@ public final class QueueControls {
     }
     if (row.getRateClaims() != null) {
       RateWindow w = RateWindow.of(row, now);
-      int left = (int) Math.max(0, row.getRateClaims() - w.used());
+      long used = w.used();
+      for (org.jooq.Record2<Long, String> s : slots) {
+        used += RateWindow.of(row.getRatePeriodMs(), s.value1(), s.value2(), now).used();
+      }
+      int left = (int) Math.max(0, row.getRateClaims() - used);
       if (left < allowed) {
         allowed = left;
         hold = Hold.RATE;
@@ -174,6 +184,29 @@ public final class QueueControls {
         .execute();
   }
 
+  /** Domain V14's slot rows (see {@link #lockSlots}). */
+  private static final org.jooq.Table<org.jooq.Record> SLOTS =
+      DSL.table(DSL.name(dev.ledger.schema.RenderMappedDsl.DOMAIN_TEMPLATE, "queue_control_slots"));
+
+  private static final Field<Long> SLOT_RATE_SLOT =
+      DSL.field(DSL.name("rate_slot"), org.jooq.impl.SQLDataType.BIGINT);
+  private static final Field<String> SLOT_RATE_COUNTS =
+      DSL.field(DSL.name("rate_counts"), org.jooq.impl.SQLDataType.CLOB);
+
+  /**
+   * Locks every slot row of the domain (domain V14), in slot order, and reads their rate windows:
+   * taken after the controls row's lock by the exact gate and by every change of the controls, so
+   * it waits for the fast claims in flight (at most one a row) and keeps new ones out until its
+   * transaction ends (docs/controls.md).
+   */
+  private static org.jooq.Result<org.jooq.Record2<Long, String>> lockSlots(DSLContext ctx) {
+    return ctx.select(SLOT_RATE_SLOT, SLOT_RATE_COUNTS)
+        .from(SLOTS)
+        .orderBy(DSL.field(DSL.name("slot")))
+        .forUpdate()
+        .fetch();
+  }
+
   private static int claimedNow(DSLContext ctx, Instant now) {
     return ctx.selectCount()
         .from(TASKS)
@@ -199,12 +232,12 @@ public final class QueueControls {
     Validation.domain(domain);
     String schema = engine.schemaForWrite(tx, domain);
     DSLContext ctx = tx.forSchema(schema);
-    ctx.insertInto(QUEUE_CONTROLS)
-        .set(QUEUE_CONTROLS.PAUSED, paused)
-        .onConflict(QUEUE_CONTROLS.ONLY_ROW)
-        .doUpdate()
-        .set(QUEUE_CONTROLS.PAUSED, paused)
-        .execute();
+    // the controls row, then every slot row: a pause waits for the fast claims in flight, and every
+    // claim whose statement begins after its commit sees it
+    ctx.insertInto(QUEUE_CONTROLS).defaultValues().onConflictDoNothing().execute();
+    ctx.selectOne().from(QUEUE_CONTROLS).forUpdate().fetch();
+    lockSlots(ctx);
+    ctx.update(QUEUE_CONTROLS).set(QUEUE_CONTROLS.PAUSED, paused).execute();
     if (!paused) {
       wake(ctx, schema);
     }
@@ -240,6 +273,7 @@ public final class QueueControls {
     DSLContext ctx = tx.forSchema(schema);
     ctx.insertInto(QUEUE_CONTROLS).defaultValues().onConflictDoNothing().execute();
     QueueControlsRecord row = ctx.selectFrom(QUEUE_CONTROLS).forUpdate().fetchOne();
+    lockSlots(ctx); // after the controls row, as the exact gate: no fast claim in flight
     if (clear) {
       row.setMaxClaimed(null);
       row.setRateClaims(null);
@@ -248,11 +282,13 @@ public final class QueueControls {
     if (maxClaimed != null) {
       row.setMaxClaimed(maxClaimed.longValue());
     }
+    boolean fresh = false;
     if (rateClaims != null) {
       Long periodMs = ratePeriod.toMillis();
       if (!periodMs.equals(row.getRatePeriodMs())) {
         row.setRateSlot(0L);
         row.setRateCounts("");
+        fresh = true;
       }
       row.setRateClaims(rateClaims.longValue());
       row.setRatePeriodMs(periodMs);
@@ -260,6 +296,11 @@ public final class QueueControls {
     if (row.getRateClaims() == null) {
       row.setRateSlot(0L);
       row.setRateCounts("");
+      fresh = true;
+    }
+    if (fresh) {
+      // the window starts afresh in every row it is spread over
+      ctx.update(SLOTS).set(SLOT_RATE_SLOT, 0L).set(SLOT_RATE_COUNTS, "").execute();
     }
     ctx.update(QUEUE_CONTROLS)
         .set(QUEUE_CONTROLS.MAX_CLAIMED, row.getMaxClaimed())

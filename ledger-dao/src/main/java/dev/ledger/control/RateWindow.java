@@ -22,10 +22,22 @@ record RateWindow(long bucketMs, long slot, Integer[] counts) {
 
   /** The window as stored, moved to the bucket of {@code now} (or kept, if the clock went back). */
   static RateWindow of(QueueControlsRecord row, Instant now) {
-    long bucketMs = Math.max(1, ceilDiv(row.getRatePeriodMs(), QueueControls.BUCKETS));
+    return of(row.getRatePeriodMs(), row.getRateSlot(), row.getRateCounts(), now);
+  }
+
+  /**
+   * A window as stored in a row (the controls row or a slot row, domain V14), moved to the bucket
+   * of {@code now}.
+   *
+   * @param periodMs the rate limit's period in milliseconds, positive
+   * @param rateSlot the row's {@code rate_slot}, or null (0)
+   * @param rateCounts the row's {@code rate_counts}, or null (none)
+   */
+  static RateWindow of(long periodMs, Long rateSlot, String rateCounts, Instant now) {
+    long bucketMs = Math.max(1, ceilDiv(periodMs, QueueControls.BUCKETS));
     long nowSlot = Math.floorDiv(now.toEpochMilli(), bucketMs);
-    long[] stored = parse(row.getRateCounts());
-    long storedSlot = row.getRateSlot() == null ? 0 : row.getRateSlot();
+    long[] stored = parse(rateCounts);
+    long storedSlot = rateSlot == null ? 0 : rateSlot;
     long slot = Math.max(nowSlot, storedSlot);
     Integer[] counts = new Integer[QueueControls.BUCKETS + 1];
     Arrays.fill(counts, 0);

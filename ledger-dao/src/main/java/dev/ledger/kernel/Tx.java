@@ -337,14 +337,17 @@ public final class Tx {
   }
 
   /**
-   * Declares that every statement of the operation that committed itself so far wrote nothing (a
+   * Declares that the last statement that committed itself ({@link #commitItself}) wrote nothing (a
    * filing whose upstream event was filed before: its one statement found the task, or met the
-   * unique key, and inserted no row), so that statements may follow in a transaction: a failure of
-   * theirs then leaves nothing of the operation behind, and is no unknown outcome. Call it only
-   * when the statements' results prove it.
+   * unique key, and inserted no row; a controlled claim's fast path that claimed nothing), so that
+   * statements may follow, in a transaction or committing themselves: a failure of theirs is then
+   * reported as their own, not as one after committed work, and is no unknown outcome. Call it only
+   * when the statement's results prove it. Not thread-safe (a transaction is one thread's).
    */
   public void committedNothing() {
-    selfCommits = 0;
+    if (selfCommits > 0) {
+      selfCommits--;
+    }
   }
 
   private void checkNothingCommitted() {

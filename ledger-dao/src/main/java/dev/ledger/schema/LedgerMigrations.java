@@ -63,7 +63,7 @@ public final class LedgerMigrations {
    * The latest version of the domain set this code was built with (a test checks it against the
    * scripts on the class path).
    */
-  public static final String DOMAIN_VERSION = "13";
+  public static final String DOMAIN_VERSION = "14";
 
   private LedgerMigrations() {}
 

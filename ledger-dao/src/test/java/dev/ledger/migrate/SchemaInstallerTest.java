@@ -89,7 +89,7 @@ class SchemaInstallerTest {
     String byFlyway = DomainSchemas.schemaName("made-by-flyway");
     String installed = DomainSchemas.schemaName("made-by-install");
     MigrateResult flyway = LedgerMigrations.migrateDomain(ds(), byFlyway);
-    assertThat(flyway.migrationsExecuted).isEqualTo(13);
+    assertThat(flyway.migrationsExecuted).isEqualTo(14);
 
     List<String> applied;
     try (Connection c = ds().getConnection()) {
@@ -100,7 +100,7 @@ class SchemaInstallerTest {
     assertThat(applied)
         .containsExactlyElementsOf(TestDatabases.versions(1, LedgerMigrations.DOMAIN_VERSION));
     assertThat(catalog(installed)).isNotEmpty().isEqualTo(catalog(byFlyway));
-    assertThat(history(installed)).hasSize(14).isEqualTo(history(byFlyway));
+    assertThat(history(installed)).hasSize(15).isEqualTo(history(byFlyway));
     MigrateResult again = LedgerMigrations.migrateDomain(ds(), installed);
     assertThat(again.migrationsExecuted).isZero();
     LedgerMigrations.domain(ds(), installed).load().validate(); // throws when a checksum differs
@@ -227,12 +227,12 @@ class SchemaInstallerTest {
           .hasMessage(byInstaller + ": its history now ends at 3, not 2; nothing was applied");
       assertThat(history(byInstaller)).hasSize(4);
       assertThat(installer.migrate(c, byInstaller, "3"))
-          .containsExactly("4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "100");
+          .containsExactly("4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14", "100");
       assertThat(installer.migrate(c, byInstaller, "100")).isEmpty();
     }
 
     assertThat(catalog(byInstaller)).isEqualTo(catalog(byFlyway));
-    assertThat(history(byInstaller)).hasSize(15).isEqualTo(history(byFlyway));
+    assertThat(history(byInstaller)).hasSize(16).isEqualTo(history(byFlyway));
     assertThat(
             LedgerMigrations.domain(ds(), byInstaller)
                 .locations(LedgerMigrations.DOMAIN_LOCATION, extra)
@@ -320,7 +320,7 @@ class SchemaInstallerTest {
                     r.state() == SchemaState.CREATED
                         ? List.of(
                             "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13",
-                            "100")
+                            "14", "100")
                         : List.of("100"));
           }
           MigrationReport verified =
@@ -396,7 +396,8 @@ class SchemaInstallerTest {
     assertThat(report.ok()).isTrue();
     SchemaReport r =
         report.domains().stream().filter(s -> s.schema().equals(schema)).findFirst().orElseThrow();
-    assertThat(r.applied()).containsExactly("4", "5", "6", "7", "8", "9", "10", "11", "12", "13");
+    assertThat(r.applied())
+        .containsExactly("4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14");
     assertThat(r.versionAfter()).isEqualTo(LedgerMigrations.DOMAIN_VERSION);
     assertThat(report.counts().installs()).isZero();
     assertThat(report.counts().flywayRuns()).isEqualTo(1);

@@ -74,6 +74,12 @@ class LedgerHistoryTest {
             "promotions constraint promotions_pkey added safe",
             "promotions index promotions_version added safe",
             "promotions sequence promotions_seq_seq added safe",
+            "queue_control_slots table queue_control_slots added safe",
+            "queue_control_slots column slot added safe",
+            "queue_control_slots column rate_slot added safe",
+            "queue_control_slots column rate_counts added safe",
+            "queue_control_slots constraint queue_control_slots_pkey added safe",
+            "queue_control_slots constraint queue_control_slots_slot_check added safe",
             "queue_controls table queue_controls added safe",
             "queue_controls column only_row added safe",
             "queue_controls column paused added safe",
@@ -124,8 +130,8 @@ class LedgerHistoryTest {
     assertThat(after.get("tasks_by_origin")).isEqualTo("btree (origin) WHERE origin IS NOT NULL");
     assertThat(Diffs.json(result).get("verdict").asText())
         .isEqualTo(
-            "Schema diff: 62 changes (5 locking, 57 safe); checked: the base plus this SQL gives"
-                + " exactly the head; the pull request's 44 statements measured: 5 warnings.");
+            "Schema diff: 68 changes (5 locking, 63 safe); checked: the base plus this SQL gives"
+                + " exactly the head; the pull request's 46 statements measured: 5 warnings.");
   }
 
   @Test
@@ -159,6 +165,12 @@ class LedgerHistoryTest {
             "promotions column new_digest added safe",
             "promotions column why_erased added safe",
             "promotions index promotions_version changed locking",
+            "queue_control_slots table queue_control_slots added safe",
+            "queue_control_slots column slot added safe",
+            "queue_control_slots column rate_slot added safe",
+            "queue_control_slots column rate_counts added safe",
+            "queue_control_slots constraint queue_control_slots_pkey added safe",
+            "queue_control_slots constraint queue_control_slots_slot_check added safe",
             "queue_controls table queue_controls added safe",
             "queue_controls column only_row added safe",
             "queue_controls column paused added safe",
