@@ -137,32 +137,9 @@ public final class BatchCompletion {
           tx.commitItself(
               schema.get(),
               (own, bounds) ->
-                  availableStatement(own, true)
-                      .fetch(
-                          own,
-                          AVAILABLE,
-                          now,
-                          args.ids,
-                          args.holders,
-                          args.attempts,
-                          args.places,
-                          args.payloads,
-                          args.handoffs,
-                          bounds[0],
-                          bounds[1]));
+                  availableStatement(own, true).fetch(own, AVAILABLE, args.binds(now, bounds)));
     } else {
-      locked =
-          availableStatement(ctx, false)
-              .fetch(
-                  ctx,
-                  AVAILABLE,
-                  now,
-                  args.ids,
-                  args.holders,
-                  args.attempts,
-                  args.places,
-                  args.payloads,
-                  args.handoffs);
+      locked = availableStatement(ctx, false).fetch(ctx, AVAILABLE, args.binds(now, null));
     }
     for (Record r : locked) {
       seen.put(r.get(TASKS.ID), r);
@@ -230,6 +207,21 @@ public final class BatchCompletion {
       String[] places,
       String[] payloads,
       String[] handoffs) {
+
+    /**
+     * The completion statement's binds: its time, the arrays, then (a statement that commits
+     * itself) the two bounds.
+     */
+    Object[] binds(Instant now, String[] bounds) {
+      Object[] values = {now, ids, holders, attempts, places, payloads, handoffs};
+      if (bounds == null) {
+        return values;
+      }
+      Object[] withBounds = java.util.Arrays.copyOf(values, values.length + 2);
+      withBounds[values.length] = bounds[0];
+      withBounds[values.length + 1] = bounds[1];
+      return withBounds;
+    }
 
     static Args of(List<Completion> distinct) {
       Map<String, Integer> order = new HashMap<>();

@@ -309,31 +309,15 @@ public final class ClaimSql {
             ? new Object[] {
               a.now(), a.until(), a.holder(), a.manifest(), a.rank(), max, window, gate
             }
-            : self
-                ? new Object[] {
-                  a.now(),
-                  a.until(),
-                  a.holder(),
-                  a.manifest(),
-                  a.rank(),
-                  max,
-                  window,
-                  a.payload(),
-                  gate,
-                  bounds[0],
-                  bounds[1]
-                }
-                : new Object[] {
-                  a.now(),
-                  a.until(),
-                  a.holder(),
-                  a.manifest(),
-                  a.rank(),
-                  max,
-                  window,
-                  a.payload(),
-                  gate
-                };
+            : new Object[] {
+              a.now(), a.until(), a.holder(), a.manifest(), a.rank(), max, window, a.payload(), gate
+            };
+    if (self) {
+      // the statement that commits itself binds its two bounds after the claim's values
+      binds = java.util.Arrays.copyOf(binds, binds.length + 2);
+      binds[binds.length - 2] = bounds[0];
+      binds[binds.length - 1] = bounds[1];
+    }
     for (Record r : claim.fetch(ctx, CLAIMED, binds)) {
       windowRows = r.get(WINDOW_ROWS);
       controlsOn = Boolean.TRUE.equals(r.get(CONTROLS_ON));
