@@ -113,9 +113,17 @@ public final class Timing {
     if (zone == null || zone.isBlank()) {
       throw new InvalidInputException("zone", "must not be empty");
     }
+    String id = zone.trim();
     try {
-      return ZoneId.of(zone.trim());
+      return ZoneId.of(id);
     } catch (DateTimeException e) {
+      // ids are case-sensitive to java.time, not to the people who type them ("utc",
+      // "europe/berlin"): one that matches a known id but for case means that id
+      for (String known : ZoneId.getAvailableZoneIds()) {
+        if (known.equalsIgnoreCase(id)) {
+          return ZoneId.of(known);
+        }
+      }
       throw new InvalidInputException(
           "zone", "unknown time zone (use a region id such as Europe/Berlin, or UTC)");
     }

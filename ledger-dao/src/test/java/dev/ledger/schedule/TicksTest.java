@@ -248,4 +248,17 @@ class TicksTest {
     assertThat(due.ticks()).isEqualTo(all.subList(Math.max(0, all.size() - keep), all.size()));
     assertThat(due.next()).isEqualTo(ticks.next(now).orElseThrow());
   }
+
+  @org.junit.jupiter.api.Test
+  void a_zone_id_typed_in_another_case_means_the_known_id_and_an_unknown_one_is_refused() {
+    assertThat(Timing.cron("0 0 * * *", "utc").zone()).isEqualTo(ZoneId.of("UTC"));
+    assertThat(Timing.cron("0 0 * * *", " europe/berlin ").zone())
+        .isEqualTo(ZoneId.of("Europe/Berlin"));
+    assertThat(Timing.cron("0 0 * * *", "AMERICA/NEW_YORK").zone())
+        .isEqualTo(ZoneId.of("America/New_York"));
+    assertThatThrownBy(() -> Timing.cron("0 0 * * *", "Europe/Atlantis"))
+        .isInstanceOfSatisfying(
+            InvalidInputException.class, e -> assertThat(e.field()).isEqualTo("zone"))
+        .hasMessageContaining("unknown time zone");
+  }
 }
