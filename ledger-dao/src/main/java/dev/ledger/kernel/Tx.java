@@ -362,18 +362,8 @@ public final class Tx {
    * Begins a deferred transaction: autocommit off, then the bounds, in a statement that opens it.
    */
   private void begin() {
-    Bounds b = pendingBegin;
-    if (b == null) {
-      return;
-    }
-    checkNothingCommitted();
-    pendingBegin = null;
-    try {
-      connection.setAutoCommit(false);
-      b.bindTransaction(connection);
-    } catch (SQLException e) {
-      throw new DataAccessException("beginning the transaction failed: " + e.getMessage(), e);
-    }
+    beginFoldingBounds();
+    applyBounds();
   }
 
   /**
